@@ -1,0 +1,272 @@
+package inference
+
+/*
+#cgo CFLAGS: -std=c11
+#cgo CXXFLAGS: -std=c++17
+#cgo CPPFLAGS: -I${SRCDIR}/../third_party/llamacpp/include
+#cgo linux LDFLAGS: -lm
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	_ "github.com/offgrid-ai/offgrid/third_party/llamacpp" // the engine
+)
+
+// initBackend initializes llama.cpp once per process. The engine's backend
+// registry is process-wide state in C; this is its only Go-side mirror.
+var initBackend = sync.OnceFunc(func() {
+	C.og_log_init(C.bool(os.Getenv("OFFGRID_DEBUG") != ""))
+	C.og_backend_init()
+	loadBackends()
+})
+
+// engineLog returns and clears the engine's recent warnings and errors.
+func engineLog() string {
+	buf := make([]byte, 4096)
+	n := C.og_log_take((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+	return strings.TrimSpace(string(buf[:n]))
+}
+
+// engineError builds an error that quotes what the engine logged.
+func engineError(base error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if log := engineLog(); log != "" {
+		lines := strings.Split(log, "\n")
+		if len(lines) > 6 {
+			lines = lines[len(lines)-6:]
+		}
+		msg += ": " + strings.Join(lines, "; ")
+	}
+	if base != nil {
+		return fmt.Errorf("%w: %s", base, msg)
+	}
+	return errors.New(msg)
+}
+
+// ErrLoad is returned (wrapped) when a model file cannot be loaded.
+var ErrLoad = errors.New("inference: cannot load model")
+
+// Model is a loaded GGUF model. It is safe for concurrent use; each
+// Context it creates is not.
+type Model struct {
+	mu    sync.RWMutex
+	c     *C.struct_llama_model
+	vocab *C.struct_llama_vocab
+	path  string
+}
+
+// Load loads the GGUF model at path. Before handing the file to llama.cpp it
+// checks that the file exists and starts with the GGUF magic, so the common
+// mistakes give a clear error; llama.cpp's own loader then validates the
+// rest and any failure is returned as an error wrapping ErrLoad.
+func Load(path string, opts ModelOptions) (*Model, error) {
+	initBackend()
+	if err := checkGGUFMagic(path); err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrLoad, path, err)
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	engineLog() // drop stale messages
+	c := C.og_model_load(cpath, C.int32_t(opts.GPULayers), C.bool(!opts.NoMmap), C.bool(opts.VocabOnly))
+	if c == nil {
+		return nil, engineError(ErrLoad, "%s", path)
+	}
+	m := &Model{c: c, vocab: C.llama_model_get_vocab(c), path: path}
+	runtime.SetFinalizer(m, (*Model).Close)
+	return m, nil
+}
+
+func checkGGUFMagic(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var magic [4]byte
+	if _, err := f.Read(magic[:]); err != nil || string(magic[:]) != "GGUF" {
+		return errors.New("not a GGUF file (bad magic)")
+	}
+	return nil
+}
+
+// Close frees the model. Contexts created from it must be closed first.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.c != nil {
+		C.llama_model_free(m.c)
+		m.c, m.vocab = nil, nil
+		runtime.SetFinalizer(m, nil)
+	}
+	return nil
+}
+
+// Path returns the file the model was loaded from.
+func (m *Model) Path() string { return m.path }
+
+// Meta returns a metadata value as text, and whether the key exists.
+func (m *Model) Meta(key string) (string, bool) {
+	ckey := C.CString(key)
+	defer C.free(unsafe.Pointer(ckey))
+	n := C.llama_model_meta_val_str(m.c, ckey, nil, 0)
+	if n < 0 {
+		return "", false
+	}
+	buf := make([]byte, int(n)+1)
+	C.llama_model_meta_val_str(m.c, ckey, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+	return string(buf[:n]), true
+}
+
+// Architecture is the model's general.architecture, e.g. "llama" or "gemma3".
+func (m *Model) Architecture() string {
+	v, _ := m.Meta("general.architecture")
+	return v
+}
+
+// Description is llama.cpp's one-line description (type, size, quantization).
+func (m *Model) Description() string {
+	buf := make([]byte, 256)
+	n := C.llama_model_desc(m.c, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+	if n < 0 {
+		return ""
+	}
+	return string(buf[:min(int(n), len(buf))])
+}
+
+// ParamCount is the number of parameters.
+func (m *Model) ParamCount() uint64 { return uint64(C.llama_model_n_params(m.c)) }
+
+// Size is the total size of the weights in bytes.
+func (m *Model) Size() uint64 { return uint64(C.llama_model_size(m.c)) }
+
+// ContextLength is the context window the model was trained with.
+func (m *Model) ContextLength() int { return int(C.llama_model_n_ctx_train(m.c)) }
+
+// VocabSize is the number of tokens in the vocabulary.
+func (m *Model) VocabSize() int { return int(C.llama_vocab_n_tokens(m.vocab)) }
+
+// BOS is the beginning-of-sequence token, or -1.
+func (m *Model) BOS() Token { return Token(C.llama_vocab_bos(m.vocab)) }
+
+// EOS is the end-of-sequence token, or -1.
+func (m *Model) EOS() Token { return Token(C.llama_vocab_eos(m.vocab)) }
+
+// EOT is the end-of-turn token, or -1.
+func (m *Model) EOT() Token { return Token(C.llama_vocab_eot(m.vocab)) }
+
+// AddBOS reports whether the tokenizer adds BOS to a prompt.
+func (m *Model) AddBOS() bool { return bool(C.llama_vocab_get_add_bos(m.vocab)) }
+
+// IsEOG reports whether tok ends generation (EOS, EOT and similar).
+func (m *Model) IsEOG(tok Token) bool {
+	return bool(C.llama_vocab_is_eog(m.vocab, C.llama_token(tok)))
+}
+
+// EOG lists every end-of-generation token of the vocabulary.
+func (m *Model) EOG() []Token {
+	var out []Token
+	for t := range m.VocabSize() {
+		if m.IsEOG(Token(t)) {
+			out = append(out, Token(t))
+		}
+	}
+	return out
+}
+
+// ChatTemplate returns the GGUF's tokenizer.chat_template, or "".
+func (m *Model) ChatTemplate() string {
+	p := C.llama_model_chat_template(m.c, nil)
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
+
+// TokenText returns the vocabulary entry of tok as text, special tokens
+// included (e.g. "<bos>"); "" for an id outside the vocabulary.
+func (m *Model) TokenText(tok Token) string {
+	if tok < 0 || int(tok) >= m.VocabSize() {
+		return ""
+	}
+	return m.piece(tok, true)
+}
+
+// Tokenize converts text to tokens. addSpecial adds BOS/EOS as the model is
+// configured to; parseSpecial turns special-token text such as "<|im_end|>"
+// into the special token instead of spelling it out.
+func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, error) {
+	if m.c == nil {
+		return nil, ErrClosed
+	}
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+	n := len(text) + 8
+	for range 2 {
+		out := make([]Token, n)
+		got := C.og_tokenize(m.vocab, ctext, C.int32_t(len(text)), (*C.llama_token)(unsafe.Pointer(&out[0])),
+			C.int32_t(n), C.bool(addSpecial), C.bool(parseSpecial))
+		switch {
+		case got == C.INT32_MIN:
+			return nil, engineError(nil, "inference: tokenize failed")
+		case got >= 0:
+			return out[:got], nil
+		}
+		n = int(-got)
+	}
+	return nil, errors.New("inference: tokenize: buffer size mismatch")
+}
+
+// piece returns the text of one token (raw bytes, possibly partial UTF-8).
+func (m *Model) piece(tok Token, special bool) string {
+	var stack [64]byte
+	buf := stack[:]
+	for range 2 {
+		n := C.og_token_to_piece(m.vocab, C.llama_token(tok), (*C.char)(unsafe.Pointer(&buf[0])), C.int32_t(len(buf)), C.bool(special))
+		if n >= 0 {
+			return string(buf[:n])
+		}
+		if n == C.INT32_MIN {
+			return ""
+		}
+		buf = make([]byte, int(-n))
+	}
+	return ""
+}
+
+// TokenPiece returns the bytes one token contributes to the text. A piece
+// can be part of a multi-byte character. Special tokens render as their
+// text when special is true and as nothing otherwise.
+func (m *Model) TokenPiece(tok Token, special bool) string { return m.piece(tok, special) }
+
+// Detokenize converts tokens back to text. With special false, control
+// tokens are left out.
+func (m *Model) Detokenize(tokens []Token, special bool) (string, error) {
+	if err := m.checkTokens(tokens); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString(m.piece(t, special))
+	}
+	return b.String(), nil
+}
+
+func (m *Model) checkTokens(tokens []Token) error {
+	n := Token(m.VocabSize())
+	for i, t := range tokens {
+		if t < 0 || t >= n {
+			return fmt.Errorf("%w: token %d at position %d (vocabulary has %d)", ErrInvalidToken, t, i, n)
+		}
+	}
+	return nil
+}
