@@ -52,3 +52,27 @@ env:
 
 clean:
 	rm -rf bin $(INCLUDE)
+
+# cuda builds ggml's CUDA backend as bin/lib/libggml-cuda.so with CMake from
+# the pinned engine sources; offgrid loads it at start-up (see README).
+CUDA_BUILD := third_party/llamacpp/cuda/build
+.PHONY: cuda
+cuda: headers
+	@command -v $${CUDACXX:-nvcc} >/dev/null 2>&1 || { \
+	  echo "make cuda: nvcc not found. Install the CUDA toolkit (12.x) and put nvcc on PATH (or set CUDACXX)." >&2; exit 1; }
+	cmake -S third_party/llamacpp/cuda -B $(CUDA_BUILD) -DENGINE_DIR=$$($(GO) list -m -f '{{.Dir}}' $(ENGINE))
+	cmake --build $(CUDA_BUILD) --target ggml-cuda -j
+	mkdir -p bin/lib && cp -P $(CUDA_BUILD)/lib/libggml-*.so* bin/lib/
+
+# bench-engine prints prefill and decode tokens/s, free and grammar-constrained,
+# with native and portable SIMD flags (MODEL=path adds a real model).
+.PHONY: bench-engine
+bench-engine: headers
+	@for flags in native portable; do \
+	  if [ $$flags = portable ]; then extra="PORTABLE=1"; else extra=""; fi; \
+	  $(MAKE) -s bench-engine-one $$extra BENCH_LABEL=$$flags; \
+	done
+bench-engine-one:
+	@echo "== $(BENCH_LABEL) ($(CGO_CFLAGS)) =="
+	@$(GO) test -run '^$$' -bench . -benchtime 5x ./inference | awk -f inference/benchtable.awk -v model="tiny (generated)"
+	@if [ -n "$(MODEL)" ]; then OFFGRID_BENCH_MODEL=$(MODEL) $(GO) test -run '^$$' -bench . -benchtime 5x ./inference | awk -f inference/benchtable.awk -v model="$(MODEL)"; fi

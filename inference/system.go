@@ -46,6 +46,9 @@ func Engine() EngineInfo {
 // as libggml-cuda.so built by `make cuda`.
 const LibPathEnv = "OFFGRID_LIB_PATH"
 
+// gpuBackends are the ggml backends offgrid can load as libraries.
+var gpuBackends = [...]string{"cuda", "hip", "vulkan"}
+
 // loadBackends loads dynamically built ggml backends (CUDA, …) from
 // OFFGRID_LIB_PATH and from a lib folder next to the executable. The CPU
 // backend (and Metal on Apple silicon) is compiled in and always present.
@@ -59,13 +62,16 @@ func loadBackends() {
 		dirs = append(dirs, filepath.Join(dir, "lib"), filepath.Join(dir, "..", "lib", "offgrid"))
 	}
 	for _, dir := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(dir, "libggml-*.so"))
-		dylibs, _ := filepath.Glob(filepath.Join(dir, "libggml-*.dylib"))
-		dlls, _ := filepath.Glob(filepath.Join(dir, "ggml-*.dll"))
-		for _, lib := range append(append(matches, dylibs...), dlls...) {
-			clib := C.CString(lib)
-			C.ggml_backend_load(clib)
-			C.free(unsafe.Pointer(clib))
+		for _, name := range gpuBackends {
+			for _, pattern := range []string{"libggml-" + name + ".so", "libggml-" + name + ".dylib", "ggml-" + name + ".dll"} {
+				lib := filepath.Join(dir, pattern)
+				if _, err := os.Stat(lib); err != nil {
+					continue
+				}
+				clib := C.CString(lib)
+				C.ggml_backend_load(clib)
+				C.free(unsafe.Pointer(clib))
+			}
 		}
 	}
 }
