@@ -1,0 +1,324 @@
+package grammar
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Call is one tool call a model made.
+type Call struct {
+	// ID is the call's id where the format carries one (mistral), else "".
+	ID   string
+	Name string
+	// Arguments is a compact JSON object, keys in the order written.
+	Arguments json.RawMessage
+}
+
+// ErrMalformed is returned by Parse for text that starts a tool call but
+// does not complete a valid one.
+var ErrMalformed = errors.New("grammar: malformed tool call")
+
+// Parse splits a model's reply in format f into its free text (content,
+// with the call markup removed and surrounding space trimmed) and the tool
+// calls. Text without calls is all content and no error.
+func Parse(f Format, text string) (content string, calls []Call, err error) {
+	switch f {
+	case Generic:
+		return parseGeneric(text)
+	case Hermes:
+		return parseHermes(text)
+	case Llama3:
+		return parseLlama3(text)
+	case Mistral:
+		return parseMistral(text)
+	case Pythonic:
+		return parsePythonic(text)
+	}
+	_, err = ParseFormat(string(f))
+	return "", nil, err
+}
+
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+}
+
+// callFromJSON reads {"name":..,"arguments"|"parameters":{..}[,"id":..]}.
+// Arguments written as a JSON string holding an object are unwrapped.
+func callFromJSON(v *value) (Call, error) {
+	if v.kind != kindObject {
+		return Call{}, malformed("a call must be a JSON object")
+	}
+	name, ok := v.get("name").str()
+	if !ok || name == "" {
+		return Call{}, malformed("a call needs a name")
+	}
+	args := v.get("arguments")
+	if args == nil {
+		args = v.get("parameters")
+	}
+	switch {
+	case args == nil:
+		args = &value{kind: kindObject}
+	case args.kind == kindString:
+		inner, err := parseValue([]byte(args.s))
+		if err != nil || inner.kind != kindObject {
+			return Call{}, malformed("%s: arguments are not a JSON object", name)
+		}
+		args = inner
+	case args.kind != kindObject:
+		return Call{}, malformed("%s: arguments are not a JSON object", name)
+	}
+	id, _ := v.get("id").str()
+	return Call{ID: id, Name: name, Arguments: args.json()}, nil
+}
+
+// jsonPrefix decodes the JSON value at the start of s and returns it with
+// the number of bytes it used.
+func jsonPrefix(s string) (*value, int, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, int(dec.InputOffset()), nil
+}
+
+func parseGeneric(text string) (string, []Call, error) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") {
+		return t, nil, nil
+	}
+	v, err := parseValue([]byte(t))
+	if err != nil {
+		if strings.Contains(t, `"tool_calls"`) {
+			return "", nil, malformed("%v", err)
+		}
+		return t, nil, nil
+	}
+	if r, ok := v.get("response").str(); ok && v.get("tool_calls") == nil {
+		return r, nil, nil
+	}
+	list := v.get("tool_calls")
+	if list == nil {
+		return t, nil, nil
+	}
+	if list.kind != kindArray {
+		return "", nil, malformed("tool_calls is not an array")
+	}
+	var calls []Call
+	for _, e := range list.arr {
+		c, err := callFromJSON(e)
+		if err != nil {
+			return "", nil, err
+		}
+		calls = append(calls, c)
+	}
+	return "", calls, nil
+}
+
+func parseHermes(text string) (string, []Call, error) {
+	const open, closing = "<tool_call>", "</tool_call>"
+	var content strings.Builder
+	var calls []Call
+	rest := text
+	for {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			content.WriteString(rest)
+			break
+		}
+		content.WriteString(rest[:i])
+		rest = rest[i+len(open):]
+		body := rest
+		if j := strings.Index(rest, closing); j >= 0 {
+			body, rest = rest[:j], rest[j+len(closing):]
+		} else {
+			rest = "" // the model stopped before the closing tag
+		}
+		v, err := parseValue([]byte(strings.TrimSpace(body)))
+		if err != nil {
+			return "", nil, malformed("in <tool_call>: %v", err)
+		}
+		c, err := callFromJSON(v)
+		if err != nil {
+			return "", nil, err
+		}
+		calls = append(calls, c)
+	}
+	return strings.TrimSpace(content.String()), calls, nil
+}
+
+func parseLlama3(text string) (string, []Call, error) {
+	t := strings.TrimSpace(text)
+	t = strings.TrimSpace(strings.TrimPrefix(t, "<|python_tag|>"))
+	if !strings.HasPrefix(t, "{") {
+		return t, nil, nil
+	}
+	var calls []Call
+	for t != "" {
+		v, n, err := jsonPrefix(t)
+		if err != nil {
+			if len(calls) == 0 && !strings.Contains(t, `"name"`) {
+				return strings.TrimSpace(text), nil, nil
+			}
+			return "", nil, malformed("%v", err)
+		}
+		if v.kind != kindObject || v.get("name") == nil {
+			if len(calls) == 0 {
+				return strings.TrimSpace(text), nil, nil
+			}
+			return "", nil, malformed("expecting a call")
+		}
+		c, err := callFromJSON(v)
+		if err != nil {
+			return "", nil, err
+		}
+		calls = append(calls, c)
+		t = strings.TrimSpace(t[n:])
+		t = strings.TrimSpace(strings.TrimPrefix(t, ";"))
+	}
+	return "", calls, nil
+}
+
+func parseMistral(text string) (string, []Call, error) {
+	const tag = "[TOOL_CALLS]"
+	i := strings.Index(text, tag)
+	if i < 0 {
+		return strings.TrimSpace(text), nil, nil
+	}
+	content := text[:i]
+	v, n, err := jsonPrefix(text[i+len(tag):])
+	if err != nil {
+		return "", nil, malformed("after %s: %v", tag, err)
+	}
+	list := []*value{v}
+	if v.kind == kindArray {
+		list = v.arr
+	}
+	var calls []Call
+	for _, e := range list {
+		c, err := callFromJSON(e)
+		if err != nil {
+			return "", nil, err
+		}
+		calls = append(calls, c)
+	}
+	return strings.TrimSpace(content + text[i+len(tag)+n:]), calls, nil
+}
+
+func parsePythonic(text string) (string, []Call, error) {
+	var firstErr error
+	for i := 0; i < len(text); i++ {
+		if text[i] != '[' {
+			continue
+		}
+		p := &pyParser{s: text, pos: i}
+		calls, err := p.callList()
+		if err != nil {
+			if firstErr == nil && i == len(text)-len(strings.TrimLeft(text, " \t\r\n")) {
+				firstErr = err
+			}
+			continue
+		}
+		content := strings.TrimSpace(text[:i]) + " " + strings.TrimSpace(text[p.pos:])
+		content = strings.TrimSpace(content)
+		content = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(content, "```tool_code"), "```"))
+		return content, calls, nil
+	}
+	if firstErr != nil {
+		return "", nil, fmt.Errorf("%w: %w", ErrMalformed, firstErr)
+	}
+	return strings.TrimSpace(text), nil, nil
+}
+
+// Render writes calls the way a model writes them in format f. Parse
+// inverts it, and the grammar from ForTools accepts it when the calls
+// match the tools' schemas.
+func Render(f Format, calls []Call) string {
+	var sb strings.Builder
+	switch f {
+	case Generic:
+		sb.WriteString(`{"tool_calls": [`)
+		for i, c := range calls {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			writeJSONCall(&sb, c, "arguments", false)
+		}
+		sb.WriteString("]}")
+	case Hermes:
+		for i, c := range calls {
+			if i > 0 {
+				sb.WriteString("\n")
+			}
+			sb.WriteString("<tool_call>\n")
+			writeJSONCall(&sb, c, "arguments", false)
+			sb.WriteString("\n</tool_call>")
+		}
+	case Llama3:
+		for i, c := range calls {
+			if i > 0 {
+				sb.WriteString("\n")
+			}
+			writeJSONCall(&sb, c, "parameters", false)
+		}
+	case Mistral:
+		sb.WriteString("[TOOL_CALLS][")
+		for i, c := range calls {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			writeJSONCall(&sb, c, "arguments", true)
+		}
+		sb.WriteString("]")
+	case Pythonic:
+		sb.WriteString("[")
+		for i, c := range calls {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(c.Name)
+			sb.WriteString("(")
+			if args := argsValue(c); args.kind == kindObject {
+				for j, m := range args.obj {
+					if j > 0 {
+						sb.WriteString(", ")
+					}
+					sb.WriteString(m.key)
+					sb.WriteString("=")
+					writePy(&sb, m.val)
+				}
+			}
+			sb.WriteString(")")
+		}
+		sb.WriteString("]")
+	}
+	return sb.String()
+}
+
+func argsValue(c Call) *value {
+	if len(bytes.TrimSpace(c.Arguments)) == 0 {
+		return &value{kind: kindObject}
+	}
+	v, err := parseValue(c.Arguments)
+	if err != nil {
+		return &value{kind: kindObject}
+	}
+	return v
+}
+
+func writeJSONCall(sb *strings.Builder, c Call, argKey string, withID bool) {
+	sb.WriteString(`{"name": `)
+	sb.Write(appendJSONString(nil, c.Name))
+	sb.WriteString(`, "` + argKey + `": `)
+	sb.Write(argsValue(c).encode(nil, true))
+	if withID && c.ID != "" {
+		sb.WriteString(`, "id": `)
+		sb.Write(appendJSONString(nil, c.ID))
+	}
+	sb.WriteString("}")
+}

@@ -1,0 +1,430 @@
+package grammar
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+)
+
+// SchemaOptions tunes the grammar generated for a JSON Schema. The zero
+// value sets no caps beyond the schema's own.
+type SchemaOptions struct {
+	// MaxStringLength caps the length of strings, in characters (an
+	// escape sequence counts as one), where the schema allows longer or
+	// sets no maxLength. 0 means no cap.
+	MaxStringLength int
+	// MaxItems caps the elements of arrays and the members of free-form
+	// objects where the schema allows more. 0 means no cap.
+	MaxItems int
+}
+
+// Grammar is a GBNF grammar generated from a JSON Schema.
+type Grammar struct {
+	GBNF string
+	Root string // the start rule, always "root"
+	// Warnings lists schema keywords the grammar does not enforce, each
+	// prefixed with the JSON pointer of the schema that holds it. A grammar
+	// with warnings may accept values the schema rejects.
+	Warnings []string
+}
+
+// ErrSchema is wrapped by errors about schemas no grammar can express.
+var ErrSchema = errors.New("grammar: invalid schema")
+
+// errInternal marks a generated grammar our own GBNF parser rejects: a bug.
+var errInternal = errors.New("grammar: internal error")
+
+// Limits of the number grammar, which keep a model from writing digits
+// forever: integers have at most maxIntDigits digits, fractions at most
+// maxFracDigits, exponents at most maxExpDigits.
+const (
+	maxIntDigits  = 16
+	maxFracDigits = 16
+	maxExpDigits  = 3
+	maxIndent     = 20
+)
+
+// FromSchema returns the grammar of JSON values schema accepts, written
+// with bounded whitespace: at most one space, or a newline and up to 20
+// spaces or tabs of indentation, after '{', '[', ':' and ',' and before
+// '}' and ']'; nowhere else.
+//
+// The grammar deliberately narrows the schema in ways that never reject a
+// value a model needs to write: object members appear in declared order;
+// objects with properties are closed (no additional properties) unless the
+// schema says otherwise; integers are written without fraction or
+// exponent; numbers have at most 16 integer and fraction digits and 3
+// exponent digits; keys and enum values use their canonical JSON spelling.
+func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
+	s, err := parseValue(schema)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
+	}
+	b := newBuilder(opts, false)
+	b.root = s
+	root := b.reserve("root")
+	body, err := b.schema(s, "", "root")
+	if err != nil {
+		return nil, err
+	}
+	b.define(root, body)
+	g := &Grammar{GBNF: b.gbnf(root), Root: root, Warnings: b.warnings}
+	if err := selfCheck(g.GBNF); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func selfCheck(text string) error {
+	if _, err := gbnf.Parse(text); err != nil {
+		return fmt.Errorf("%w: generated grammar does not parse: %w", errInternal, err)
+	}
+	return nil
+}
+
+// ignored keywords carry no constraint on a value.
+var ignored = map[string]bool{
+	"description": true, "title": true, "default": true, "examples": true, "example": true,
+	"$schema": true, "$id": true, "$comment": true, "deprecated": true, "readOnly": true,
+	"writeOnly": true, "optional": true, "$defs": true, "definitions": true, "strict": true,
+	"contentMediaType": true, "contentEncoding": true, "$anchor": true,
+}
+
+// handled keywords are enforced wherever they apply.
+var handled = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"enum": true, "const": true, "anyOf": true, "oneOf": true, "items": true, "prefixItems": true,
+	"minItems": true, "maxItems": true, "minLength": true, "maxLength": true, "format": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"nullable": true, "$ref": true, "allOf": true, "minProperties": true, "maxProperties": true,
+}
+
+var allTypes = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
+
+// schema returns a GBNF expression for the values s accepts. name is the
+// rule name to use for s's own rules, path its JSON pointer.
+func (b *builder) schema(s *value, path, name string) (string, error) {
+	switch {
+	case s == nil:
+		return b.any(), nil
+	case s.kind == kindBool:
+		if !s.b {
+			return "", fmt.Errorf("%w: %s: schema false accepts nothing", ErrSchema, orRoot(path))
+		}
+		return b.any(), nil
+	case s.kind != kindObject:
+		return "", fmt.Errorf("%w: %s: a schema must be an object or a boolean", ErrSchema, orRoot(path))
+	}
+	for _, m := range s.obj {
+		if !ignored[m.key] && !handled[m.key] {
+			b.warnf(path, "keyword %q is not enforced", m.key)
+		}
+	}
+	if ref, ok := s.get("$ref").str(); ok {
+		if len(s.obj) > 1 {
+			for _, m := range s.obj {
+				if m.key != "$ref" && !ignored[m.key] {
+					b.warnf(path, "keyword %q next to $ref is not enforced", m.key)
+				}
+			}
+		}
+		return b.ref(ref, path)
+	}
+	if all := s.get("allOf"); all != nil {
+		if all.kind != kindArray || len(all.arr) == 0 {
+			return "", fmt.Errorf("%w: %s/allOf: want a non-empty array", ErrSchema, path)
+		}
+		if len(all.arr) > 1 || len(s.obj) > 1 {
+			b.warnf(path, "allOf is enforced only for its first schema")
+		}
+		return b.schema(all.arr[0], path+"/allOf/0", name)
+	}
+	expr, err := b.schemaNoNull(s, path, name)
+	if err != nil {
+		return "", err
+	}
+	if n := s.get("nullable"); n != nil && n.kind == kindBool && n.b {
+		return group([]string{expr, b.null()}), nil
+	}
+	return expr, nil
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "/"
+	}
+	return path
+}
+
+func (b *builder) schemaNoNull(s *value, path, name string) (string, error) {
+	if c := s.get("const"); c != nil {
+		return b.literal(c), nil
+	}
+	if e := s.get("enum"); e != nil {
+		return b.enum(s, e, path, name)
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		if alts := s.get(key); alts != nil {
+			return b.anyOf(s, alts, key, path, name)
+		}
+	}
+	types, err := schemaTypes(s, path)
+	if err != nil {
+		return "", err
+	}
+	var alts []string
+	for _, t := range types {
+		e, err := b.typed(s, t, path, name)
+		if err != nil {
+			return "", err
+		}
+		alts = append(alts, e)
+	}
+	if len(alts) == 1 {
+		return alts[0], nil
+	}
+	return b.rule(name, strings.Join(alts, " | ")), nil
+}
+
+// schemaTypes lists the JSON types a schema allows, inferring them from
+// keywords when "type" is absent.
+func schemaTypes(s *value, path string) ([]string, error) {
+	t := s.get("type")
+	var types []string
+	switch {
+	case t == nil:
+		switch {
+		case s.get("properties") != nil || s.get("additionalProperties") != nil:
+			return []string{"object"}, nil
+		case s.get("items") != nil || s.get("prefixItems") != nil:
+			return []string{"array"}, nil
+		}
+		return allTypes, nil
+	case t.kind == kindString:
+		types = []string{t.s}
+	case t.kind == kindArray:
+		for _, e := range t.arr {
+			if e.kind != kindString {
+				return nil, fmt.Errorf("%w: %s/type: want strings", ErrSchema, path)
+			}
+			if !slices.Contains(types, e.s) {
+				types = append(types, e.s)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s/type: want a string or an array", ErrSchema, path)
+	}
+	for _, t := range types {
+		if !slices.Contains(allTypes, t) {
+			return nil, fmt.Errorf("%w: %s/type: unknown type %q", ErrSchema, path, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("%w: %s/type: empty type list", ErrSchema, path)
+	}
+	// An integer is a number: drop "integer" when "number" is there too.
+	if slices.Contains(types, "number") {
+		types = slices.DeleteFunc(types, func(t string) bool { return t == "integer" })
+	}
+	return types, nil
+}
+
+func (b *builder) typed(s *value, t, path, name string) (string, error) {
+	switch t {
+	case "object":
+		return b.object(s, path, name)
+	case "array":
+		return b.array(s, path, name)
+	case "string":
+		return b.stringSchema(s, path, name)
+	case "integer":
+		return b.integer(s, path, name)
+	case "number":
+		return b.number(s, path, name)
+	case "boolean":
+		return b.boolean(), nil
+	default:
+		return b.null(), nil
+	}
+}
+
+func (b *builder) ref(ref, path string) (string, error) {
+	if n, ok := b.refs[ref]; ok {
+		return n, nil
+	}
+	if !strings.HasPrefix(ref, "#") {
+		return "", fmt.Errorf("%w: %s: only local $ref (#...) is supported, got %q", ErrSchema, orRoot(path), ref)
+	}
+	target, err := pointer(b.root, ref[1:])
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: $ref %q: %w", ErrSchema, orRoot(path), ref, err)
+	}
+	seg := ref[strings.LastIndexByte(ref, '/')+1:]
+	if seg == "" || seg == "#" {
+		seg = "root-ref"
+	}
+	n := b.reserve(seg)
+	b.refs[ref] = n
+	body, err := b.schema(target, ref[1:], n)
+	if err != nil {
+		return "", err
+	}
+	b.bodies[n] = body
+	return n, nil
+}
+
+// pointer resolves a JSON pointer (RFC 6901) in v.
+func pointer(v *value, ptr string) (*value, error) {
+	if ptr == "" {
+		return v, nil
+	}
+	if ptr[0] != '/' {
+		return nil, errors.New("not a JSON pointer")
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v.kind {
+		case kindObject:
+			next := v.get(tok)
+			if next == nil {
+				return nil, fmt.Errorf("no member %q", tok)
+			}
+			v = next
+		case kindArray:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v.arr) {
+				return nil, fmt.Errorf("no element %q", tok)
+			}
+			v = v.arr[i]
+		default:
+			return nil, fmt.Errorf("cannot descend into a scalar at %q", tok)
+		}
+	}
+	return v, nil
+}
+
+func (b *builder) enum(s, e *value, path, name string) (string, error) {
+	if e.kind != kindArray || len(e.arr) == 0 {
+		return "", fmt.Errorf("%w: %s/enum: want a non-empty array", ErrSchema, path)
+	}
+	var types []string
+	if s.get("type") != nil {
+		var err error
+		if types, err = schemaTypes(s, path); err != nil {
+			return "", err
+		}
+	}
+	var alts []string
+	for _, v := range e.arr {
+		if types != nil && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
+			continue
+		}
+		if l := b.literal(v); !slices.Contains(alts, l) {
+			alts = append(alts, l)
+		}
+	}
+	if len(alts) == 0 {
+		return "", fmt.Errorf("%w: %s/enum: no value has the schema's type", ErrSchema, path)
+	}
+	if len(alts) == 1 {
+		return alts[0], nil
+	}
+	return b.rule(name, strings.Join(alts, " | ")), nil
+}
+
+// hasType reports whether v is an instance of JSON Schema type t.
+func hasType(v *value, t string) bool {
+	switch t {
+	case "null":
+		return v.kind == kindNull
+	case "boolean":
+		return v.kind == kindBool
+	case "string":
+		return v.kind == kindString
+	case "array":
+		return v.kind == kindArray
+	case "object":
+		return v.kind == kindObject
+	case "number":
+		return v.kind == kindNumber
+	case "integer":
+		if v.kind != kindNumber {
+			return false
+		}
+		f, err := strconv.ParseFloat(v.s, 64)
+		return err == nil && f == math.Trunc(f)
+	}
+	return false
+}
+
+// literal is the GBNF for exactly the value v, in the builder's syntax.
+func (b *builder) literal(v *value) string {
+	if !b.python {
+		return lit(string(v.json()))
+	}
+	if v.kind == kindString {
+		return group([]string{lit(pyString(v.s, '"')), lit(pyString(v.s, '\''))})
+	}
+	return lit(pyLiteral(v))
+}
+
+func (b *builder) anyOf(s, alts *value, key, path, name string) (string, error) {
+	if alts.kind != kindArray || len(alts.arr) == 0 {
+		return "", fmt.Errorf("%w: %s/%s: want a non-empty array", ErrSchema, path, key)
+	}
+	for _, m := range s.obj {
+		if m.key != key && handled[m.key] && m.key != "nullable" {
+			b.warnf(path, "keyword %q next to %s is not enforced", m.key, key)
+		}
+	}
+	if key == "oneOf" && len(alts.arr) > 1 && !disjoint(alts.arr) {
+		b.warnf(path, "oneOf is enforced as anyOf: a value matching several branches is accepted")
+	}
+	var out []string
+	for i, a := range alts.arr {
+		e, err := b.schema(a, fmt.Sprintf("%s/%s/%d", path, key, i), fmt.Sprintf("%s-%d", name, i))
+		if err != nil {
+			return "", err
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 1 {
+		return out[0], nil
+	}
+	return b.rule(name, strings.Join(out, " | ")), nil
+}
+
+// disjoint reports whether the branches of a oneOf have pairwise distinct
+// single types, so no value can match two of them.
+func disjoint(branches []*value) bool {
+	seen := map[string]bool{}
+	for _, br := range branches {
+		t, ok := br.get("type").str()
+		if !ok || seen[t] || (t == "number" && seen["integer"]) || (t == "integer" && seen["number"]) {
+			return false
+		}
+		seen[t] = true
+	}
+	return true
+}
+
+// intOf reads a non-negative integer keyword.
+func intOf(s *value, key, path string) (int, bool, error) {
+	v := s.get(key)
+	if v == nil {
+		return 0, false, nil
+	}
+	f, err := strconv.ParseFloat(v.s, 64)
+	if v.kind != kindNumber || err != nil || f < 0 || f != math.Trunc(f) {
+		return 0, false, fmt.Errorf("%w: %s/%s: want a non-negative integer", ErrSchema, path, key)
+	}
+	return int(min(f, math.MaxInt32)), true, nil
+}
