@@ -68,12 +68,18 @@ func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
 	}
 	b := newBuilder(opts, false)
 	b.root = s
-	root := b.reserve("root")
 	body, err := b.schema(s, "", "root")
 	if err != nil {
 		return nil, err
 	}
-	b.define(root, body)
+	root := "root"
+	if body != root {
+		if _, taken := b.bodies[root]; taken {
+			return nil, fmt.Errorf("%w: rule root already taken", errInternal)
+		}
+		root = b.reserve(root)
+		b.define(root, body)
+	}
 	g := &Grammar{GBNF: b.gbnf(root), Root: root, Warnings: b.warnings}
 	if err := selfCheck(g.GBNF); err != nil {
 		return nil, err
@@ -266,7 +272,7 @@ func (b *builder) ref(ref, path string) (string, error) {
 		return "", fmt.Errorf("%w: %s: $ref %q: %w", ErrSchema, orRoot(path), ref, err)
 	}
 	seg := ref[strings.LastIndexByte(ref, '/')+1:]
-	if seg == "" || seg == "#" {
+	if seg == "" || seg == "#" || ruleName(seg) == "root" {
 		seg = "root-ref"
 	}
 	n := b.reserve(seg)

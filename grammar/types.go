@@ -269,8 +269,8 @@ func (b *builder) freeObject(s, ap *value, path, name string) (string, error) {
 	if hi >= 0 && hi < lo {
 		return "", fmt.Errorf("%w: %s: maxProperties below minProperties", ErrSchema, path)
 	}
-	if lo > 1 || hi >= 0 {
-		b.warnf(path, "property counts count duplicate keys")
+	if lo > 1 {
+		b.warnf(path, "minProperties counts duplicate keys")
 	}
 	ws := b.ws()
 	if val == "value" && lo == 0 && hi < 0 {
@@ -373,7 +373,7 @@ func (b *builder) array(s *value, path, name string) (string, error) {
 }
 
 var formats = map[string]string{
-	"date": `[0-9]{4} "-" ( ( "0" [13578] | "1" [02] ) "-" ( "0" [1-9] | [12] [0-9] | "3" [01] ) | ( "0" [469] | "11" ) "-" ( "0" [1-9] | [12] [0-9] | "30" ) | "02-" ( "0" [1-9] | "1" [0-9] | "2" [0-8] ) ) | leap-year "-02-29"`,
+	"date":      `[0-9]{4} "-" ( ( "0" [13578] | "1" [02] ) "-" ( "0" [1-9] | [12] [0-9] | "3" [01] ) | ( "0" [469] | "11" ) "-" ( "0" [1-9] | [12] [0-9] | "30" ) | "02-" ( "0" [1-9] | "1" [0-9] | "2" [0-8] ) ) | leap-year "-02-29"`,
 	"leap-year": `[0-9] [0-9] ( "0" [48] | [2468] [048] | [13579] [26] ) | ( "0" [048] | [2468] [048] | [13579] [26] ) "00"`,
 	"time":      `( [01] [0-9] | "2" [0-3] ) ":" [0-5] [0-9] ":" [0-5] [0-9] ( "." [0-9]{1,9} )? ( "Z" | [+-] ( [01] [0-9] | "2" [0-3] ) ":" [0-5] [0-9] )`,
 	"date-time": `date "T" time`,

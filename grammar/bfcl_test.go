@@ -1,0 +1,402 @@
+package grammar
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+)
+
+// bfclDir holds the BFCL data shared by the project.
+const bfclDir = "../../shared/bfcl"
+
+// bfclCases returns the function lists of the 600 BFCL cases.
+func bfclCases(t testing.TB) map[string][]Tool {
+	t.Helper()
+	if _, err := os.Stat(bfclDir); err != nil {
+		t.Skipf("BFCL data not found at %s: %v", bfclDir, err)
+	}
+	cases := map[string][]Tool{}
+	for _, name := range []string{"BFCL_v4_simple_python.json", "BFCL_v4_multiple.json"} {
+		f, err := os.Open(filepath.Join(bfclDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			v, err := parseValue(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := v.get("id").str()
+			tools, err := ParseTools(line)
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			cases[id] = tools
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(cases) != 600 {
+		t.Fatalf("read %d BFCL cases, want 600", len(cases))
+	}
+	return cases
+}
+
+var agreementOpts = SchemaOptions{MaxStringLength: 64, MaxItems: 8}
+
+// TestBFCLFormats checks every BFCL function list in every format and tool
+// choice: the grammar parses, accepts rendered valid calls, and Parse
+// inverts Render.
+func TestBFCLFormats(t *testing.T) {
+	cases := bfclCases(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	for id, tools := range cases {
+		for _, f := range Formats() {
+			for _, choice := range []ToolChoice{Auto, Required} {
+				tg, err := ForTools(tools, f, ToolOptions{ToolChoice: choice, Parallel: true, MaxCalls: 3, Schema: agreementOpts})
+				if err != nil {
+					t.Fatalf("%s %s: %v", id, f, err)
+				}
+				if len(tg.Warnings) > 0 {
+					t.Errorf("%s %s: warnings %v", id, f, tg.Warnings)
+				}
+				g, err := gbnf.Parse(tg.GBNF)
+				if err != nil {
+					t.Fatalf("%s %s: %v", id, f, err)
+				}
+				var calls []Call
+				for k := 0; k < 1+rng.IntN(3); k++ {
+					tool := tools[rng.IntN(len(tools))]
+					sch, _ := parseValue(tool.Parameters)
+					gen := &docGen{rng: rng, root: sch}
+					call := Call{Name: tool.Name, Arguments: gen.valid(sch, 0).json()}
+					if f == Mistral {
+						call.ID = fmt.Sprintf("a%08d", rng.IntN(1e8))
+					}
+					calls = append(calls, call)
+				}
+				text := Render(f, calls)
+				if !g.Accepts(tg.Root, text) {
+					t.Fatalf("%s %s %s: grammar rejects rendered calls:\n%s\n%s", id, f, choice, text, tg.GBNF)
+				}
+				content, got, err := Parse(f, text)
+				if err != nil || content != "" || !equalCalls(got, calls) {
+					t.Fatalf("%s %s: Parse(Render) = %q %v %v, want %v", id, f, content, got, err, calls)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d grammars (600 cases x 5 formats x 2 tool choices) parse and accept their rendered calls", n)
+}
+
+func equalCalls(a, b []Call) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Name != b[i].Name || !bytes.Equal(a[i].Arguments, b[i].Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSchemaAgreement checks, over the parameter schemas of all 600 BFCL
+// cases, that the grammar accepts exactly the generated documents the
+// JSON Schema validator accepts: valid documents and near misses, written
+// in the grammar's whitespace and within its caps.
+func TestSchemaAgreement(t *testing.T) {
+	cases := bfclCases(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var schemas, valid, invalid int
+	ids := make([]string, 0, len(cases))
+	for id := range cases {
+		ids = append(ids, id)
+	}
+	sortStrings(ids)
+	for _, id := range ids {
+		for _, tool := range cases[id] {
+			schemas++
+			g, err := FromSchema(tool.Parameters, agreementOpts)
+			if err != nil {
+				t.Fatalf("%s %s: %v", id, tool.Name, err)
+			}
+			rec, err := gbnf.Parse(g.GBNF)
+			if err != nil {
+				t.Fatalf("%s %s: %v", id, tool.Name, err)
+			}
+			validator := compileEffective(t, tool.Parameters)
+			sch, _ := parseValue(tool.Parameters)
+			gen := &docGen{rng: rng, root: sch}
+			for k := 0; k < 12; k++ {
+				doc := gen.valid(sch, 0)
+				texts := []string{string(doc.encode(nil, rng.IntN(2) == 0))}
+				for m := 0; m < 3; m++ {
+					texts = append(texts, gen.mutate(sch, doc))
+				}
+				for _, text := range texts {
+					inst, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+					want := err == nil && validator.Validate(inst) == nil
+					if got := rec.Accepts(g.Root, text); got != want {
+						t.Fatalf("%s %s: grammar accepts=%v, validator=%v for %s\nschema %s\n%s", id, tool.Name, got, want, text, tool.Parameters, g.GBNF)
+					}
+					if want {
+						valid++
+					} else {
+						invalid++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("agreement on %d schemas: %d valid and %d invalid documents, grammar and validator agree on all", schemas, valid, invalid)
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// compileEffective compiles the schema the grammar implements: objects
+// with properties and no additionalProperties are closed.
+func compileEffective(t testing.TB, schema []byte) *jsonschema.Schema {
+	t.Helper()
+	v, _ := parseValue(schema)
+	closeObjects(v)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(v.json()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func closeObjects(s *value) {
+	if s == nil || s.kind != kindObject {
+		return
+	}
+	if p := s.get("properties"); p != nil && p.kind == kindObject && len(p.obj) > 0 {
+		if s.get("additionalProperties") == nil {
+			s.set("additionalProperties", &value{kind: kindBool})
+		}
+		for _, m := range p.obj {
+			closeObjects(m.val)
+		}
+	}
+	closeObjects(s.get("items"))
+	for _, k := range []string{"anyOf", "oneOf", "prefixItems"} {
+		if l := s.get(k); l != nil {
+			for _, e := range l.arr {
+				closeObjects(e)
+			}
+		}
+	}
+}
+
+// docGen writes random JSON documents for a schema.
+type docGen struct {
+	rng  *rand.Rand
+	root *value
+}
+
+var strPieces = []string{"a", "Z", "7", " ", "é", "😀", `"`, `\`, "\n", "\t", "/", "x y", "\u0001"}
+
+func (g *docGen) str(lo, hi int) string {
+	if hi < 0 || hi > lo+12 {
+		hi = lo + 12
+	}
+	n := lo + g.rng.IntN(hi-lo+1)
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		p := strPieces[g.rng.IntN(len(strPieces))]
+		if len([]rune(p)) > 1 {
+			p = "q"
+		}
+		sb.WriteString(p)
+	}
+	return sb.String()
+}
+
+func num(s string) *value { return &value{kind: kindNumber, s: s} }
+
+func (g *docGen) valid(s *value, depth int) *value {
+	if s == nil || s.kind != kindObject {
+		return stringValue(g.str(0, 5))
+	}
+	if ref, ok := s.get("$ref").str(); ok {
+		t, _ := pointer(g.root, ref[1:])
+		return g.valid(t, depth+1)
+	}
+	if c := s.get("const"); c != nil {
+		return c
+	}
+	if e := s.get("enum"); e != nil {
+		return e.arr[g.rng.IntN(len(e.arr))]
+	}
+	types, _ := schemaTypes(s, "")
+	t := types[g.rng.IntN(len(types))]
+	if depth > 5 {
+		t = types[0]
+	}
+	lo, _, _ := intOf(s, "minItems", "")
+	switch t {
+	case "object":
+		o := &value{kind: kindObject}
+		props := s.get("properties")
+		if props == nil || len(props.obj) == 0 {
+			for i := 0; i < g.rng.IntN(3); i++ {
+				o.set(g.str(1, 6), g.valid(nil, depth+1))
+			}
+			return o
+		}
+		req := map[string]bool{}
+		if r := s.get("required"); r != nil {
+			for _, e := range r.arr {
+				req[e.s] = true
+			}
+		}
+		for _, m := range props.obj {
+			if req[m.key] || g.rng.IntN(2) == 0 {
+				o.obj = append(o.obj, member{m.key, g.valid(m.val, depth+1)})
+			}
+		}
+		return o
+	case "array":
+		hi, ok, _ := intOf(s, "maxItems", "")
+		if !ok || hi > lo+4 {
+			hi = lo + 4
+		}
+		a := &value{kind: kindArray, arr: []*value{}}
+		for i := lo + g.rng.IntN(hi-lo+1); i > 0; i-- {
+			a.arr = append(a.arr, g.valid(s.get("items"), depth+1))
+		}
+		return a
+	case "string":
+		if f, _ := s.get("format").str(); f == "date" {
+			return stringValue(fmt.Sprintf("%04d-%02d-%02d", 1900+g.rng.IntN(200), 1+g.rng.IntN(12), 1+g.rng.IntN(28)))
+		}
+		lo, _, _ := intOf(s, "minLength", "")
+		hi, ok, _ := intOf(s, "maxLength", "")
+		if !ok {
+			hi = -1
+		}
+		return stringValue(g.str(lo, hi))
+	case "integer":
+		minV, _, hasMin, _ := bound(s, "minimum", "exclusiveMinimum", "")
+		maxV, _, hasMax, _ := bound(s, "maximum", "exclusiveMaximum", "")
+		lo, hi := int64(-1000), int64(100000)
+		if hasMin {
+			lo = int64(minV)
+		}
+		if hasMax {
+			hi = int64(maxV)
+		}
+		return num(strconv.FormatInt(lo+g.rng.Int64N(hi-lo+1), 10))
+	case "number":
+		forms := []string{"0", "-3", "2.5", "-0.125", "1e3", "6.02E+23", "1234567.875"}
+		return num(forms[g.rng.IntN(len(forms))])
+	case "boolean":
+		return &value{kind: kindBool, b: g.rng.IntN(2) == 0}
+	}
+	return &value{kind: kindNull}
+}
+
+// mutate returns doc, changed in one place, as text: most changes break
+// the schema, some break the JSON, some (by chance) keep it valid.
+func (g *docGen) mutate(s *value, doc *value) string {
+	c := clone(doc)
+	target, ts := c, s
+	// Walk down to a random nested object member sometimes.
+	for target.kind == kindObject && len(target.obj) > 0 && g.rng.IntN(3) == 0 {
+		m := &target.obj[g.rng.IntN(len(target.obj))]
+		sub := ts.get("properties").get(m.key)
+		if m.val.kind != kindObject || sub == nil {
+			break
+		}
+		target, ts = m.val, sub
+	}
+	switch g.rng.IntN(8) {
+	case 0: // drop a member
+		if target.kind == kindObject && len(target.obj) > 0 {
+			i := g.rng.IntN(len(target.obj))
+			target.obj = append(target.obj[:i], target.obj[i+1:]...)
+		}
+	case 1: // add an unknown member
+		if target.kind == kindObject {
+			target.obj = append(target.obj, member{"zz_extra", num("1")})
+		}
+	case 2, 3: // change a member's value to another type
+		if target.kind == kindObject && len(target.obj) > 0 {
+			m := &target.obj[g.rng.IntN(len(target.obj))]
+			alts := []*value{num("12"), num("1.5"), stringValue("12"), {kind: kindBool, b: true}, {kind: kindNull},
+				{kind: kindArray, arr: []*value{}}, {kind: kindObject}, stringValue(m.val.s + "_x"), num("-7")}
+			m.val = alts[g.rng.IntN(len(alts))]
+		}
+	case 4: // break an array element
+		if target.kind == kindObject {
+			for _, m := range target.obj {
+				if m.val.kind == kindArray {
+					m.val.arr = append(m.val.arr, &value{kind: kindObject})
+					break
+				}
+			}
+		}
+	}
+	text := string(c.encode(nil, g.rng.IntN(2) == 0))
+	switch g.rng.IntN(10) {
+	case 0:
+		return text[:len(text)-1]
+	case 1:
+		return text + "}"
+	case 2:
+		return text + "x"
+	}
+	return text
+}
+
+func clone(v *value) *value {
+	c := *v
+	c.arr = nil
+	for _, e := range v.arr {
+		c.arr = append(c.arr, clone(e))
+	}
+	c.obj = nil
+	for _, m := range v.obj {
+		c.obj = append(c.obj, member{m.key, clone(m.val)})
+	}
+	if v.kind == kindArray && c.arr == nil {
+		c.arr = []*value{}
+	}
+	return &c
+}
