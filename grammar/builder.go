@@ -96,6 +96,9 @@ func (b *builder) fixed(name, body string) string {
 	if _, ok := b.bodies[name]; !ok {
 		b.bodies[name] = body
 		b.order = append(b.order, name)
+		if _, ok := b.byBody[body]; !ok && body != "" {
+			b.byBody[body] = name
+		}
 	}
 	return name
 }

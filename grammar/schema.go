@@ -186,7 +186,11 @@ func (b *builder) schemaNoNull(s *value, path, name string) (string, error) {
 	}
 	var alts []string
 	for _, t := range types {
-		e, err := b.typed(s, t, path, name)
+		n := name
+		if len(types) > 1 {
+			n = name + "-" + t
+		}
+		e, err := b.typed(s, t, path, n)
 		if err != nil {
 			return "", err
 		}

@@ -85,7 +85,11 @@ func (b *builder) any() string {
 	key := b.str()
 	obj := b.fixed("object", seq(`"{"`, ws, b.list(seq(key, `":"`, ws, "value"), 0, items), ws, `"}"`))
 	arr := b.fixed("array", seq(`"["`, ws, b.list("value", 0, items), ws, `"]"`))
-	b.bodies["value"] = strings.Join([]string{obj, arr, b.str(), b.numberRule(), b.boolean(), b.null()}, " | ")
+	body := strings.Join([]string{obj, arr, b.str(), b.numberRule(), b.boolean(), b.null()}, " | ")
+	b.bodies["value"] = body
+	if _, ok := b.byBody[body]; !ok {
+		b.byBody[body] = "value"
+	}
 	return "value"
 }
 
