@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,13 @@ func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
 	root := "root"
 	if body != root {
 		if _, taken := b.bodies[root]; taken {
-			return nil, fmt.Errorf("%w: rule root already taken", errInternal)
+			// A rule built for the schema itself took the name (a nullable
+			// type list): give it another one.
+			n := b.reserve("root-value")
+			b.define(n, b.bodies[root])
+			body = rootRef.ReplaceAllString(body, "${1}"+n+"${2}")
+			delete(b.bodies, root)
+			b.order = slices.DeleteFunc(b.order, func(s string) bool { return s == root })
 		}
 		root = b.reserve(root)
 		b.define(root, body)
@@ -86,6 +93,9 @@ func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
 	}
 	return g, nil
 }
+
+// rootRef matches a reference to the rule root in an expression.
+var rootRef = regexp.MustCompile(`(^|[ (|])root($|[ )|?*+{])`)
 
 func selfCheck(text string) error {
 	if _, err := gbnf.Parse(text); err != nil {

@@ -159,7 +159,9 @@ func (b *builder) members(s *value, path, name string, key func(string) string, 
 	ap := s.get("additionalProperties")
 	closed := ap != nil && ap.kind == kindBool && !ap.b
 	if props == nil || len(props.obj) == 0 {
-		if len(required) == 0 && !closed {
+		// Without a "properties" keyword the object is free-form (BFCL's
+		// "dict"); an explicit empty "properties" means no arguments.
+		if props == nil && len(required) == 0 && !closed {
 			free, err := b.freeObject(s, ap, path, name)
 			return "", free, err
 		}
