@@ -282,6 +282,9 @@ func (p *pyParser) number() (*value, error) {
 		p.pos++
 	}
 	text := p.s[start:p.pos]
+	if t := strings.TrimPrefix(text, "+"); isJSONNumber(t) {
+		return &value{kind: kindNumber, s: t}, nil
+	}
 	if i, err := strconv.ParseInt(text, 0, 64); err == nil {
 		return &value{kind: kindNumber, s: strconv.FormatInt(i, 10)}, nil
 	}

@@ -98,7 +98,9 @@ func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
 var rootRef = regexp.MustCompile(`(^|[ (|])root($|[ )|?*+{])`)
 
 func selfCheck(text string) error {
-	if _, err := gbnf.Parse(text); err != nil {
+	if _, err := gbnf.Parse(text); errors.Is(err, gbnf.ErrLeftRecursive) {
+		return fmt.Errorf("%w: the schema refers to itself before any value is written: %w", ErrSchema, err)
+	} else if err != nil {
 		return fmt.Errorf("%w: generated grammar does not parse: %w", errInternal, err)
 	}
 	return nil

@@ -23,6 +23,10 @@ const MaxRepetitions = 2000
 // ErrSyntax is wrapped by every parse error.
 var ErrSyntax = errors.New("gbnf: syntax error")
 
+// ErrLeftRecursive is wrapped by Parse errors about a rule that derives
+// itself before any input, which llama.cpp refuses.
+var ErrLeftRecursive = errors.New("gbnf: left-recursive rule")
+
 // SyntaxError reports where a grammar failed to parse.
 type SyntaxError struct {
 	Line, Col int // 1-based position of the problem
@@ -118,7 +122,7 @@ func Parse(text string) (*Grammar, error) {
 	}
 	g.computeNullable()
 	if name, ok := g.leftRecursive(); ok {
-		return nil, fmt.Errorf("%w: rule %q is left-recursive", ErrSyntax, name)
+		return nil, fmt.Errorf("%w: %w: %q", ErrSyntax, ErrLeftRecursive, name)
 	}
 	return g, nil
 }
