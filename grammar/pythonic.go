@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -125,6 +126,13 @@ func (p *pyParser) name() string {
 	start := p.pos
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
+		if c >= utf8.RuneSelf {
+			if r, n := utf8.DecodeRuneInString(p.s[p.pos:]); r != utf8.RuneError && unicode.IsLetter(r) {
+				p.pos += n
+				continue
+			}
+			break
+		}
 		if isIdentByte(c, p.pos == start) || p.pos > start && (c == '.' || c == '-') {
 			p.pos++
 			continue
