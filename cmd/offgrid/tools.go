@@ -2,9 +2,170 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
-	return errors.New("not built yet")
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR]\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--root DIR]")
+		if len(args) == 0 {
+			return fmt.Errorf("%w: want list or call", errUsage)
+		}
+		return nil
+	}
+	switch args[0] {
+	case "list", "ls":
+		return toolsList(env, args[1:])
+	case "call":
+		return toolsCall(ctx, env, args[1:])
+	}
+	return fmt.Errorf("%w: unknown subcommand %q: want list or call", errUsage, args[0])
+}
+
+// builtinTools opens the built-in tool set over root ("" is the current
+// directory).
+func builtinTools(root string) (*tools.Registry, error) {
+	if root == "" {
+		root = "."
+	}
+	return tools.Builtin(root)
+}
+
+func toolsList(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tools list", "tools list [--json] [--root DIR]")
+	asJSON := fs.Bool("json", false, "print names, risks, descriptions and argument schemas as JSON")
+	root := fs.String("root", "", "the directory the tools work in (default: the current directory)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: tools list takes no arguments", errUsage)
+	}
+	reg, err := builtinTools(*root)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		type entry struct {
+			Name        string          `json:"name"`
+			Risk        tools.Risk      `json:"risk"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		var list []entry
+		for _, t := range reg.Tools() {
+			list = append(list, entry{t.Name, t.Risk, t.Description, t.Parameters})
+		}
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tRISK\tARGUMENTS")
+	for _, t := range reg.Tools() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Risk, argNames(t.Parameters))
+	}
+	return tw.Flush()
+}
+
+// argNames lists a schema's top-level properties, required ones first
+// marked, in declared order.
+func argNames(schema json.RawMessage) string {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(strings.NewReader(string(s.Properties)))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		name, _ := tok.(string)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+		optional := true
+		for _, r := range s.Required {
+			if r == name {
+				optional = false
+			}
+		}
+		if optional {
+			name = "[" + name + "]"
+		}
+		names = append(names, name)
+	}
+	return strings.Join(names, " ")
+}
+
+// errToolFailed reports a call whose result was not a success; the result
+// itself is already printed.
+var errToolFailed = errors.New("tool call failed")
+
+func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tools call", "tools call NAME ['JSON'|-] [flags]")
+	perm := addPermFlags(fs)
+	root := fs.String("root", "", "the directory the tools work in (default: the current directory)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return fmt.Errorf("%w: want a tool name and, optionally, its arguments as JSON", errUsage)
+	}
+	name := fs.Arg(0)
+	raw := json.RawMessage("{}")
+	if fs.NArg() == 2 {
+		raw = json.RawMessage(fs.Arg(1))
+		if fs.Arg(1) == "-" {
+			b, err := io.ReadAll(env.stdin)
+			if err != nil {
+				return fmt.Errorf("read arguments from stdin: %w", err)
+			}
+			raw = b
+		}
+	}
+	reg, err := builtinTools(*root)
+	if err != nil {
+		return err
+	}
+	var res tools.Result
+	tool, ok := reg.Lookup(name)
+	if !ok {
+		res = reg.Execute(ctx, name, raw) // not_found, naming the tools
+	} else {
+		pol, prompter, err := perm.policy(env, reg)
+		if err != nil {
+			return err
+		}
+		warn := func(err error) { fmt.Fprintf(env.stderr, "warning: %v\n", err) }
+		if err := pol.Authorize(ctx, prompter, tool, raw, warn); err != nil {
+			res = tools.Fail(tools.ErrPermissionDenied, strings.TrimPrefix(err.Error(), permission.ErrDenied.Error()+": "))
+		} else {
+			res = reg.Execute(ctx, name, raw)
+		}
+	}
+	if _, err := fmt.Fprintf(env.stdout, "%s\n", res.JSON()); err != nil {
+		return err
+	}
+	if !res.Success {
+		return fmt.Errorf("%w: %s", errToolFailed, res.ErrorType)
+	}
+	return nil
 }

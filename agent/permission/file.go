@@ -1,0 +1,195 @@
+package permission
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ErrPolicyFile is wrapped by errors about an unreadable policies file.
+var ErrPolicyFile = errors.New("policies file")
+
+// Rule allows a tool without asking. The policies file holds a list:
+//
+//	{"version":1,"rules":[
+//	  {"tool":"read_file"},
+//	  {"tool":"bash","args":{"command":"go test *"}}
+//	]}
+//
+// A rule with Args matches only calls whose arguments match every pattern:
+// '*' matches any run of characters (slashes included), '?' one character
+// and '\' escapes the next. A string argument is matched as is, any other
+// value as its JSON text; an absent argument never matches.
+type Rule struct {
+	Tool string            `json:"tool"`
+	Args map[string]string `json:"args,omitempty"`
+}
+
+// Matches reports whether the rule allows a call to tool with args.
+func (r Rule) Matches(tool string, args map[string]any) bool {
+	if r.Tool != tool {
+		return false
+	}
+	for k, pat := range r.Args {
+		v, ok := args[k]
+		if !ok {
+			return false
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		if !wildcard(pat, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// wildcard matches s against pattern: '*' any run, '?' one rune, '\'
+// escapes.
+func wildcard(pattern, s string) bool {
+	p, t := []rune(pattern), []rune(s)
+	// Iterative matching with one backtrack point for the last '*'.
+	pi, ti, star, mark := 0, 0, -1, 0
+	for ti < len(t) {
+		switch {
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ti
+			pi++
+		case pi < len(p) && p[pi] == '\\' && pi+1 < len(p) && p[pi+1] == t[ti]:
+			pi, ti = pi+2, ti+1
+		case pi < len(p) && p[pi] != '\\' && (p[pi] == '?' || p[pi] == t[ti]):
+			pi, ti = pi+1, ti+1
+		case star >= 0:
+			mark++
+			pi, ti = star+1, mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// fileVersion is the policies file format version.
+const fileVersion = 1
+
+type policyFile struct {
+	Version int    `json:"version"`
+	Rules   []Rule `json:"rules"`
+}
+
+// DefaultFile returns $XDG_CONFIG_HOME/offgrid/policies.json, or
+// $HOME/.config/offgrid/policies.json when XDG_CONFIG_HOME is unset or
+// relative (as the XDG spec says). getenv is os.Getenv in production.
+func DefaultFile(getenv func(string) string) (string, error) {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if home == "" {
+			return "", errors.New("permission: neither XDG_CONFIG_HOME nor HOME is set")
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "offgrid", "policies.json"), nil
+}
+
+// readFile reads the policies file; a missing file has no rules.
+func readFile(path string) (policyFile, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return policyFile{Version: fileVersion}, nil
+	}
+	if err != nil {
+		return policyFile{}, fmt.Errorf("%w %s: %w", ErrPolicyFile, path, err)
+	}
+	var f policyFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return policyFile{}, fmt.Errorf("%w %s is not valid (%v); fix or delete it — until then, tools it allows will ask", ErrPolicyFile, path, err)
+	}
+	if dec.More() {
+		return policyFile{}, fmt.Errorf("%w %s has data after the JSON object; fix or delete it", ErrPolicyFile, path)
+	}
+	if f.Version != fileVersion {
+		return policyFile{}, fmt.Errorf("%w %s has version %d; this offgrid reads version %d", ErrPolicyFile, path, f.Version, fileVersion)
+	}
+	for i, r := range f.Rules {
+		if strings.TrimSpace(r.Tool) == "" {
+			return policyFile{}, fmt.Errorf("%w %s: rule %d has no tool", ErrPolicyFile, path, i+1)
+		}
+	}
+	return f, nil
+}
+
+// addRule adds r to the policies file unless an equal rule is there,
+// re-reading the file first so rules saved by another process are kept,
+// and returns the rules now in the file.
+func addRule(path string, r Rule) ([]Rule, error) {
+	f, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(f.Rules, func(x Rule) bool { return x.Tool == r.Tool && len(x.Args) == 0 && len(r.Args) == 0 }) {
+		return f.Rules, nil
+	}
+	f.Rules = append(f.Rules, r)
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(path, append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrPolicyFile, path, err)
+	}
+	return f.Rules, nil
+}
+
+// writeAtomic writes data to path with mode 0600 through a synced
+// temporary file in the same directory and a rename.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".policies-*.json")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

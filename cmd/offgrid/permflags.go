@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// permFlags are the permission flags shared by the commands that run
+// tools (tools call, run).
+type permFlags struct {
+	yes     bool
+	allow   []string
+	deny    []string
+	maxRisk string
+}
+
+func addPermFlags(fs *pflag.FlagSet) *permFlags {
+	f := &permFlags{}
+	fs.BoolVarP(&f.yes, "yes", "y", false, "allow every tool call without asking (--deny still wins)")
+	fs.StringArrayVar(&f.allow, "allow", nil, "allow this tool without asking (repeatable)")
+	fs.StringArrayVar(&f.deny, "deny", nil, "never allow this tool (repeatable)")
+	fs.StringVar(&f.maxRisk, "max-risk", "safe", "allow tools up to this risk without asking: safe, medium or high")
+	return f
+}
+
+// policy builds the permission policy and the prompter from the flags. The
+// user is asked on the terminal when stdin is one; otherwise calls that
+// would ask are denied. A policies-file problem is a warning on stderr,
+// not an error: those tools ask instead.
+func (f *permFlags) policy(env *cliEnv, reg *tools.Registry) (*permission.Policy, permission.Prompter, error) {
+	risk, err := tools.ParseRisk(f.maxRisk)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --max-risk: %v", errUsage, err)
+	}
+	for _, list := range []struct {
+		flag  string
+		names []string
+	}{{"--allow", f.allow}, {"--deny", f.deny}} {
+		for _, n := range list.names {
+			if _, ok := reg.Lookup(n); !ok {
+				return nil, nil, fmt.Errorf("%w: %s %s: no such tool (see offgrid tools list)", errUsage, list.flag, n)
+			}
+		}
+	}
+	file, err := permission.DefaultFile(env.getenv)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "warning: %v; \"Always allow\" answers will not be remembered\n", err)
+		file = ""
+	}
+	in, interactive := env.stdin.(*os.File)
+	interactive = interactive && term.IsTerminal(int(in.Fd()))
+	pol, err := permission.New(permission.Config{
+		AllowAll: f.yes, Allow: slices.Clone(f.allow), Deny: slices.Clone(f.deny), MaxRisk: risk,
+		Interactive: interactive, File: file,
+	})
+	if err != nil {
+		fmt.Fprintf(env.stderr, "warning: %v\n", err)
+	}
+	var prompter permission.Prompter
+	if interactive {
+		prompter = &permission.HuhPrompter{In: env.stdin, Out: env.stderr, Accessible: env.getenv("ACCESSIBLE") != ""}
+	}
+	return pol, prompter, nil
+}

@@ -1,0 +1,288 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// NormalizeArgs returns a call's arguments as a compact JSON object. Models
+// send arguments either as an object (OpenAI style) or as a JSON string
+// holding an object (as the OpenAI API transmits them); both are accepted.
+// Empty input and null mean no arguments ({}). Anything else is an error of
+// type parse_error.
+func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+		}
+		raw = bytes.TrimSpace([]byte(s))
+		if len(raw) == 0 {
+			return json.RawMessage(`{}`), nil
+		}
+	}
+	if raw[0] != '{' {
+		return nil, Errorf(ErrParse, "arguments must be a JSON object, got %s", jsonKind(raw))
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func jsonKind(raw []byte) string {
+	switch {
+	case raw[0] == '[':
+		return "an array"
+	case raw[0] == '"':
+		return "a string"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "a boolean"
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return "a number"
+	}
+	return "invalid JSON"
+}
+
+// prepare validates normalized arguments against the tool's schema, fills
+// absent top-level arguments with their defaults and rewrites integral
+// numbers such as 3.0 as 3, so they decode into Go integers.
+func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+	}
+	if err := t.schema.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &Error{Type: ErrValidationFailed, Err: fmt.Errorf("invalid arguments for %s: %s", t.Name, t.describe(ve))}
+		}
+		return nil, Errorf(ErrValidationFailed, "invalid arguments for %s: %v", t.Name, err)
+	}
+	obj, _ := v.(map[string]any)
+	changed := false
+	for name, def := range t.defaults {
+		if _, ok := obj[name]; !ok {
+			d, err := jsonschema.UnmarshalJSON(bytes.NewReader(def))
+			if err == nil {
+				obj[name] = d
+				changed = true
+			}
+		}
+	}
+	if integralNumbers(obj) || changed {
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, Errorf(ErrInternal, "re-encode arguments: %v", err)
+		}
+		return b, nil
+	}
+	return args, nil
+}
+
+// integralNumbers rewrites json.Numbers with an integral value (3.0, 1e2)
+// in integer form, in place, and reports whether any changed.
+func integralNumbers(v any) bool {
+	changed := false
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if n, ok := e.(json.Number); ok {
+				if i, ok := integral(n); ok {
+					v[k] = i
+					changed = true
+				}
+			} else if integralNumbers(e) {
+				changed = true
+			}
+		}
+	case []any:
+		for k, e := range v {
+			if n, ok := e.(json.Number); ok {
+				if i, ok := integral(n); ok {
+					v[k] = i
+					changed = true
+				}
+			} else if integralNumbers(e) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+func integral(n json.Number) (json.Number, bool) {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		return n, false
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || r.Num().BitLen() > 63 {
+		return n, false
+	}
+	return json.Number(r.Num().String()), true
+}
+
+var printer = message.NewPrinter(language.Und)
+
+// describe turns a validation error into sentences that name each
+// offending argument and the rule it breaks, so a model can fix its call.
+func (t *Tool) describe(ve *jsonschema.ValidationError) string {
+	var msgs []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		if m := t.sentence(e); !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	}
+	walk(ve)
+	return strings.Join(msgs, "; ")
+}
+
+func (t *Tool) sentence(e *jsonschema.ValidationError) string {
+	at := strings.Join(e.InstanceLocation, ".")
+	arg := fmt.Sprintf("argument %q", at)
+	if at == "" {
+		arg = "the arguments"
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		names := quoteAll(k.Missing)
+		if at == "" {
+			return fmt.Sprintf("missing required argument %s", names)
+		}
+		return fmt.Sprintf("%s is missing required property %s", arg, names)
+	case *kind.AdditionalProperties:
+		s := fmt.Sprintf("unknown argument %s", quoteAll(k.Properties))
+		if at != "" {
+			s = fmt.Sprintf("%s has unknown property %s", arg, quoteAll(k.Properties))
+		} else if len(t.order) > 0 {
+			s += "; the arguments are " + quoteAll(t.order)
+		} else {
+			s += "; this tool takes no arguments"
+		}
+		return s
+	case *kind.Type:
+		return fmt.Sprintf("%s must be %s, not %s", arg, strings.Join(k.Want, " or "), k.Got)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			b, _ := json.Marshal(w)
+			want[i] = string(b)
+		}
+		got, _ := json.Marshal(k.Got)
+		return fmt.Sprintf("%s must be one of %s, not %s", arg, strings.Join(want, ", "), got)
+	case *kind.Const:
+		want, _ := json.Marshal(k.Want)
+		return fmt.Sprintf("%s must be %s", arg, want)
+	case *kind.Minimum:
+		return fmt.Sprintf("%s must be at least %s, not %s", arg, ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("%s must be at most %s, not %s", arg, ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("%s must be greater than %s, not %s", arg, ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("%s must be less than %s, not %s", arg, ratString(k.Want), ratString(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("%s must have at least %d characters, not %d", arg, k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("%s must have at most %d characters, not %d", arg, k.Want, k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("%s must have at least %d items, not %d", arg, k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("%s must have at most %d items, not %d", arg, k.Want, k.Got)
+	case *kind.Pattern:
+		return fmt.Sprintf("%s must match the pattern %q", arg, k.Want)
+	case *kind.FalseSchema:
+		return fmt.Sprintf("%s is not allowed", arg)
+	}
+	return fmt.Sprintf("%s: %s", arg, e.ErrorKind.LocalizedString(printer))
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return fmt.Sprint(f)
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// orderedProps decodes a "properties" object keeping the key order and
+// each property's default.
+type orderedProps struct {
+	names    []string
+	defaults map[string]json.RawMessage
+}
+
+func (o *orderedProps) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return errors.New(`"properties" is not an object`)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("property %q: %w", name, err)
+		}
+		var p struct {
+			Default json.RawMessage `json:"default"`
+		}
+		if len(raw) > 0 && raw[0] == '{' {
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return fmt.Errorf("property %q: %w", name, err)
+			}
+		}
+		o.names = append(o.names, name)
+		if p.Default != nil {
+			if o.defaults == nil {
+				o.defaults = map[string]json.RawMessage{}
+			}
+			o.defaults[name] = p.Default
+		}
+	}
+	return nil
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// BuiltinOption configures [Builtin].
+type BuiltinOption func(*builtinConfig)
+
+type builtinConfig struct {
+	registry []Option
+	now      func() time.Time
+	shell    string
+}
+
+// WithRegistryOptions passes options to the registry Builtin creates.
+func WithRegistryOptions(opts ...Option) BuiltinOption {
+	return func(c *builtinConfig) { c.registry = append(c.registry, opts...) }
+}
+
+// WithClock sets the clock get_current_time reads (default time.Now).
+func WithClock(now func() time.Time) BuiltinOption {
+	return func(c *builtinConfig) { c.now = now }
+}
+
+// WithShell sets the shell the bash tool runs commands with (default: bash
+// from PATH, else /bin/sh).
+func WithShell(path string) BuiltinOption {
+	return func(c *builtinConfig) { c.shell = path }
+}
+
+// Builtin returns a registry holding the built-in tools, with every path
+// confined to root: ls, read_file, write_file, replace_lines, insert_lines,
+// grep_search, get_current_time, get_working_directory, add_task,
+// list_tasks, update_task and bash. The task list lives in the registry.
+func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
+	c := builtinConfig{now: time.Now}
+	for _, o := range opts {
+		o(&c)
+	}
+	sb, err := NewSandbox(root)
+	if err != nil {
+		return nil, err
+	}
+	r := NewRegistry(c.registry...)
+	fs := &fileTools{sb: sb}
+	tasks := &taskList{}
+	sh := &shell{sb: sb, path: c.shell}
+	for _, add := range []func() error{
+		func() error { return Register(r, "ls", lsDescription, Safe, fs.ls) },
+		func() error { return Register(r, "read_file", readDescription, Medium, fs.readFile) },
+		func() error { return Register(r, "write_file", writeDescription, High, fs.writeFile) },
+		func() error { return Register(r, "replace_lines", replaceDescription, High, fs.replaceLines) },
+		func() error { return Register(r, "insert_lines", insertDescription, High, fs.insertLines) },
+		func() error { return Register(r, "grep_search", grepDescription, Medium, fs.grep) },
+		func() error {
+			return Register(r, "get_current_time", "Get the current local date and time in ISO 8601 format with the time zone offset.", Safe,
+				func(ctx context.Context, _ struct{}) (string, error) { return c.now().Format(time.RFC3339), nil })
+		},
+		func() error {
+			return Register(r, "get_working_directory", "Get the absolute path of the working directory that all paths are relative to.", Safe,
+				func(ctx context.Context, _ struct{}) (string, error) { return sb.Root(), nil })
+		},
+		func() error { return Register(r, "add_task", addTaskDescription, Safe, tasks.add) },
+		func() error { return Register(r, "list_tasks", listTasksDescription, Safe, tasks.list) },
+		func() error { return Register(r, "update_task", updateTaskDescription, Safe, tasks.update) },
+		func() error { return Register(r, "bash", bashDescription, High, sh.run) },
+	} {
+		if err := add(); err != nil {
+			return nil, fmt.Errorf("builtin tools: %w", err)
+		}
+	}
+	return r, nil
+}

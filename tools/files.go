@@ -1,0 +1,458 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// fileTools implements the file tools over one sandbox.
+type fileTools struct {
+	sb *Sandbox
+}
+
+// resolve maps a path argument into the sandbox.
+func (f *fileTools) resolve(path string) (string, error) {
+	if path == "" {
+		path = "."
+	}
+	return f.sb.Resolve(path)
+}
+
+// display is how a path argument is echoed back: relative, with slashes.
+func (f *fileTools) display(abs string) string { return f.sb.Rel(abs) }
+
+// ---- ls
+
+const lsDescription = "List one directory (not recursive): type (FILE, DIR or LINK), size, modification time and name of each entry, then a summary."
+
+type lsArgs struct {
+	Path       string `json:"path,omitempty" jsonschema:"directory to list, relative to the working directory" default:"."`
+	ShowHidden bool   `json:"show_hidden,omitempty" jsonschema:"include entries whose names start with a dot" default:"false"`
+	SortBy     string `json:"sort_by,omitempty" jsonschema:"sort key" enum:"name,size,modified" default:"name"`
+	Reverse    bool   `json:"reverse,omitempty" jsonschema:"reverse the sort order" default:"false"`
+	MaxEntries int    `json:"max_entries,omitempty" jsonschema:"most entries to list" minimum:"1" maximum:"1000" default:"500"`
+}
+
+type lsEntry struct {
+	name string
+	kind string // FILE, DIR, LINK
+	size int64
+	mod  time.Time
+}
+
+func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
+	dir, err := f.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", Errorf(ErrValidationFailed, "%s is a file, not a directory; use read_file to read it", a.Path)
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	entries := make([]lsEntry, 0, len(des))
+	for _, de := range des {
+		if !a.ShowHidden && strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		info, err := de.Info()
+		if err != nil {
+			continue // removed since ReadDir
+		}
+		e := lsEntry{name: de.Name(), kind: "FILE", size: info.Size(), mod: info.ModTime()}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.kind = "LINK"
+		case info.IsDir():
+			e.kind, e.name, e.size = "DIR", e.name+"/", 0
+		}
+		entries = append(entries, e)
+	}
+	less := map[string]func(a, b lsEntry) bool{
+		"name":     func(a, b lsEntry) bool { return a.name < b.name },
+		"size":     func(a, b lsEntry) bool { return a.size < b.size || a.size == b.size && a.name < b.name },
+		"modified": func(a, b lsEntry) bool { return a.mod.Before(b.mod) || a.mod.Equal(b.mod) && a.name < b.name },
+	}[a.SortBy]
+	if less == nil {
+		return "", Errorf(ErrValidationFailed, "sort_by %q is not one of name, size, modified", a.SortBy)
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		if a.Reverse {
+			return less(entries[j], entries[i])
+		}
+		return less(entries[i], entries[j])
+	})
+
+	var files, dirs, links int
+	var total int64
+	for _, e := range entries {
+		switch e.kind {
+		case "DIR":
+			dirs++
+		case "LINK":
+			links++
+		default:
+			files++
+			total += e.size
+		}
+	}
+	shown := entries
+	if a.MaxEntries > 0 && len(shown) > a.MaxEntries {
+		shown = shown[:a.MaxEntries]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Directory: %s\n", f.display(dir))
+	if len(entries) == 0 {
+		b.WriteString("(empty directory)\n")
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TYPE\tSIZE\tMODIFIED\tNAME")
+		for _, e := range shown {
+			size := humanSize(e.size)
+			if e.kind == "DIR" {
+				size = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.kind, size, e.mod.Format("2006-01-02 15:04"), e.name)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(&b, "%s, %s", plural(files, "file"), plural(dirs, "dir"))
+	if links > 0 {
+		fmt.Fprintf(&b, ", %s", plural(links, "link"))
+	}
+	fmt.Fprintf(&b, ", total size %s", humanSize(total))
+	if len(shown) < len(entries) {
+		fmt.Fprintf(&b, " (showing %d of %d entries; raise max_entries to see more)", len(shown), len(entries))
+	}
+	b.WriteByte('\n')
+	return b.String(), nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// humanSize formats n bytes with B, KB, MB or GB (powers of 1024).
+func humanSize(n int64) string {
+	const unit = 1024
+	switch {
+	case n < unit:
+		return fmt.Sprintf("%d B", n)
+	case n < unit*unit:
+		return fmt.Sprintf("%.1f KB", float64(n)/unit)
+	case n < unit*unit*unit:
+		return fmt.Sprintf("%.1f MB", float64(n)/(unit*unit))
+	default:
+		return fmt.Sprintf("%.1f GB", float64(n)/(unit*unit*unit))
+	}
+}
+
+// ---- read_file
+
+const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Use offset and limit to read part of a long file."
+
+// maxWholeFile is the largest file read_file returns without a window.
+const maxWholeFile = 10 << 20
+
+type readArgs struct {
+	Path   string `json:"path" jsonschema:"file to read, relative to the working directory"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based" minimum:"1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most lines to return" minimum:"1"`
+}
+
+// sniffLen is how much of a file is checked for NUL bytes, as git does.
+const sniffLen = 8000
+
+func isBinary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
+
+func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
+	path, err := f.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.IsDir() {
+		return "", Errorf(ErrValidationFailed, "%s is a directory; use ls to list it", a.Path)
+	}
+	windowed := a.Offset > 0 || a.Limit > 0
+	if fi.Size() > maxWholeFile && !windowed {
+		return "", Errorf(ErrValidationFailed, "%s is %s, more than the %s read_file returns at once; give offset and limit to read a part",
+			a.Path, humanSize(fi.Size()), humanSize(maxWholeFile))
+	}
+	br := bufio.NewReaderSize(fh, 64<<10)
+	head, _ := br.Peek(sniffLen)
+	if isBinary(head) {
+		return "", Errorf(ErrValidationFailed, "%s is a binary file (%s); read_file reads only text", a.Path, humanSize(fi.Size()))
+	}
+	if fi.Size() == 0 {
+		return "(empty file)\n", nil
+	}
+	start := max(a.Offset, 1)
+	var b strings.Builder
+	n, last := 0, 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		line, err := br.ReadString('\n')
+		if line == "" && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return "", err
+		}
+		n++
+		if n >= start {
+			if a.Limit > 0 && n-start >= a.Limit {
+				fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
+				return b.String(), nil
+			}
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			fmt.Fprintf(&b, "%d: %s\n", n, line)
+			last = n
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if last == 0 {
+		return "", Errorf(ErrValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
+	}
+	return b.String(), nil
+}
+
+// ---- write_file
+
+const writeDescription = "Write content to a file, replacing it if it exists (the file keeps its permissions) and creating missing parent directories."
+
+type writeArgs struct {
+	Path    string `json:"path" jsonschema:"file to write, relative to the working directory"`
+	Content string `json:"content" jsonschema:"the complete new content of the file"`
+}
+
+func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) {
+	path, err := f.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	if path == f.sb.Root() {
+		return "", Errorf(ErrValidationFailed, "path %q names the working directory, not a file", a.Path)
+	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := writeFileAtomic(path, []byte(a.Content), 0o644); err != nil {
+		return "", err
+	}
+	verb := "Overwrote"
+	if created {
+		verb = "Created"
+	}
+	return fmt.Sprintf("%s %s (%d bytes)", verb, f.display(path), len(a.Content)), nil
+}
+
+// ---- line editing
+
+const replaceDescription = "Replace lines line_start to line_end (1-based, inclusive) of a file with new_content; empty new_content deletes the lines."
+
+type replaceArgs struct {
+	Path       string `json:"path" jsonschema:"file to edit, relative to the working directory"`
+	LineStart  int    `json:"line_start" jsonschema:"first line to replace, 1-based" minimum:"1"`
+	LineEnd    int    `json:"line_end" jsonschema:"last line to replace, inclusive" minimum:"1"`
+	NewContent string `json:"new_content" jsonschema:"the replacement text; may span several lines"`
+}
+
+const insertDescription = "Insert new_content before line line_start of a file (line_start = number of lines + 1 appends). line_end must equal line_start."
+
+type insertArgs struct {
+	Path       string `json:"path" jsonschema:"file to edit, relative to the working directory"`
+	LineStart  int    `json:"line_start" jsonschema:"insert before this line, 1-based; one past the last line appends" minimum:"1"`
+	LineEnd    int    `json:"line_end" jsonschema:"must equal line_start" minimum:"1"`
+	NewContent string `json:"new_content" jsonschema:"the text to insert; may span several lines"`
+}
+
+// textFile is a file split into lines, each keeping its line ending.
+type textFile struct {
+	path  string
+	lines []string
+	eol   string // the ending new lines get
+}
+
+func (f *fileTools) loadText(path string) (*textFile, error) {
+	abs, err := f.resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, Errorf(ErrValidationFailed, "%s is a directory", path)
+	}
+	if fi.Size() > maxWholeFile {
+		return nil, Errorf(ErrValidationFailed, "%s is %s, too large to edit by lines (limit %s); use write_file", path, humanSize(fi.Size()), humanSize(maxWholeFile))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	if isBinary(data[:min(len(data), sniffLen)]) {
+		return nil, Errorf(ErrValidationFailed, "%s is a binary file; only text files can be edited by lines", path)
+	}
+	t := &textFile{path: abs, eol: "\n"}
+	s := string(data)
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			t.lines = append(t.lines, s)
+			break
+		}
+		t.lines = append(t.lines, s[:i+1])
+		s = s[i+1:]
+	}
+	if len(t.lines) > 0 && strings.HasSuffix(t.lines[0], "\r\n") {
+		t.eol = "\r\n"
+	}
+	return t, nil
+}
+
+// newLines splits content into lines ending in t's line ending. A final
+// line ending in content does not add an empty line.
+func (t *textFile) newLines(content string) []string {
+	if content == "" {
+		return nil
+	}
+	content = strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n")
+	parts := strings.Split(content, "\n")
+	for i := range parts {
+		parts[i] += t.eol
+	}
+	return parts
+}
+
+// splice replaces lines [i, j) (0-based) with repl and writes the file.
+func (t *textFile) splice(i, j int, repl []string) error {
+	out := make([]string, 0, len(t.lines)-(j-i)+len(repl))
+	out = append(out, t.lines[:i]...)
+	out = append(out, repl...)
+	out = append(out, t.lines[j:]...)
+	// A line that gained a successor needs an ending.
+	for k := range len(out) - 1 {
+		if !strings.HasSuffix(out[k], "\n") {
+			out[k] += t.eol
+		}
+	}
+	// Keep "no newline at end of file" when the old last line had none and
+	// it is still last.
+	if j == len(t.lines) && len(repl) > 0 && len(t.lines) > 0 && !strings.HasSuffix(t.lines[len(t.lines)-1], "\n") {
+		out[len(out)-1] = strings.TrimSuffix(strings.TrimSuffix(out[len(out)-1], "\n"), "\r")
+	}
+	old := t.lines
+	t.lines = out
+	if err := writeFileAtomic(t.path, []byte(strings.Join(out, "")), 0o644); err != nil {
+		t.lines = old
+		return err
+	}
+	return nil
+}
+
+// preview shows lines [from, to) (0-based) marked with '+' and context
+// lines around them, numbered as in the new file.
+func (t *textFile) preview(from, to int) string {
+	const context = 2
+	var b strings.Builder
+	lo, hi := max(from-context, 0), min(to+context, len(t.lines))
+	for k := lo; k < hi; k++ {
+		mark := " "
+		if k >= from && k < to {
+			mark = "+"
+		}
+		fmt.Fprintf(&b, "%s%5d: %s\n", mark, k+1, strings.TrimRight(t.lines[k], "\r\n"))
+	}
+	return b.String()
+}
+
+func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, error) {
+	t, err := f.loadText(a.Path)
+	if err != nil {
+		return "", err
+	}
+	n := len(t.lines)
+	switch {
+	case a.LineEnd < a.LineStart:
+		return "", Errorf(ErrValidationFailed, "line_end (%d) is before line_start (%d)", a.LineEnd, a.LineStart)
+	case a.LineStart > n:
+		return "", Errorf(ErrValidationFailed, "line_start %d is out of range: %s has %d lines", a.LineStart, a.Path, n)
+	case a.LineEnd > n:
+		return "", Errorf(ErrValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
+	}
+	repl := t.newLines(a.NewContent)
+	if err := t.splice(a.LineStart-1, a.LineEnd, repl); err != nil {
+		return "", err
+	}
+	removed := a.LineEnd - a.LineStart + 1
+	s := fmt.Sprintf("Replaced lines %d-%d (%s) of %s with %s; the file now has %d lines.\n",
+		a.LineStart, a.LineEnd, plural(removed, "line"), f.display(t.path), plural(len(repl), "line"), len(t.lines))
+	if len(t.lines) > 0 {
+		s += t.preview(a.LineStart-1, a.LineStart-1+len(repl))
+	}
+	return s, nil
+}
+
+func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, error) {
+	if a.LineEnd != a.LineStart {
+		return "", Errorf(ErrValidationFailed, "line_end (%d) must equal line_start (%d) for insert_lines", a.LineEnd, a.LineStart)
+	}
+	t, err := f.loadText(a.Path)
+	if err != nil {
+		return "", err
+	}
+	n := len(t.lines)
+	if a.LineStart > n+1 {
+		return "", Errorf(ErrValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
+	}
+	repl := t.newLines(a.NewContent)
+	if len(repl) == 0 {
+		return "", Errorf(ErrValidationFailed, "new_content is empty: nothing to insert")
+	}
+	if err := t.splice(a.LineStart-1, a.LineStart-1, repl); err != nil {
+		return "", err
+	}
+	where := fmt.Sprintf("before line %d", a.LineStart)
+	if a.LineStart == n+1 {
+		where = "at the end"
+	}
+	return fmt.Sprintf("Inserted %s %s of %s; the file now has %d lines.\n%s",
+		plural(len(repl), "line"), where, f.display(t.path), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
+}

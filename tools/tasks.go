@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+const (
+	addTaskDescription    = "Add a task to the task list, with status pending. Returns its id (task_1, task_2, …)."
+	listTasksDescription  = "List the tasks with their ids and statuses, optionally only those with one status."
+	updateTaskDescription = "Set the status of a task: pending, in_progress or completed."
+)
+
+// taskList is the agent's to-do list; it lives as long as its registry.
+type taskList struct {
+	mu    sync.Mutex
+	tasks []task
+}
+
+type task struct {
+	id, description, status string
+}
+
+type addTaskArgs struct {
+	Description string `json:"description" jsonschema:"what the task is"`
+}
+
+type listTasksArgs struct {
+	Status string `json:"status,omitempty" jsonschema:"only list tasks with this status" enum:"pending,in_progress,completed"`
+}
+
+type updateTaskArgs struct {
+	ID     string `json:"id" jsonschema:"the task id, e.g. task_1"`
+	Status string `json:"status" jsonschema:"the new status" enum:"pending,in_progress,completed"`
+}
+
+func validStatus(s string) bool {
+	return s == "pending" || s == "in_progress" || s == "completed"
+}
+
+func (l *taskList) add(ctx context.Context, a addTaskArgs) (string, error) {
+	d := strings.TrimSpace(a.Description)
+	if d == "" {
+		return "", Errorf(ErrValidationFailed, "description is empty")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := task{id: fmt.Sprintf("task_%d", len(l.tasks)+1), description: d, status: "pending"}
+	l.tasks = append(l.tasks, t)
+	return fmt.Sprintf("Added %s [pending] %s", t.id, t.description), nil
+}
+
+func (l *taskList) list(ctx context.Context, a listTasksArgs) (string, error) {
+	if a.Status != "" && !validStatus(a.Status) {
+		return "", Errorf(ErrValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	counts := map[string]int{}
+	for _, t := range l.tasks {
+		counts[t.status]++
+		if a.Status == "" || t.status == a.Status {
+			fmt.Fprintf(&b, "%s [%s] %s\n", t.id, t.status, t.description)
+		}
+	}
+	if b.Len() == 0 {
+		if a.Status != "" {
+			return fmt.Sprintf("No %s tasks (%s in all).\n", a.Status, plural(len(l.tasks), "task")), nil
+		}
+		return "No tasks yet; add one with add_task.\n", nil
+	}
+	fmt.Fprintf(&b, "%s: %d pending, %d in progress, %d completed\n",
+		plural(len(l.tasks), "task"), counts["pending"], counts["in_progress"], counts["completed"])
+	return b.String(), nil
+}
+
+func (l *taskList) update(ctx context.Context, a updateTaskArgs) (string, error) {
+	if !validStatus(a.Status) {
+		return "", Errorf(ErrValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range l.tasks {
+		if l.tasks[i].id == a.ID {
+			old := l.tasks[i].status
+			l.tasks[i].status = a.Status
+			return fmt.Sprintf("%s: %s → %s (%s)", a.ID, old, a.Status, l.tasks[i].description), nil
+		}
+	}
+	if len(l.tasks) == 0 {
+		return "", Errorf(ErrNotFound, "no task %q: the task list is empty", a.ID)
+	}
+	return "", Errorf(ErrNotFound, "no task %q; the ids are task_1 to task_%d", a.ID, len(l.tasks))
+}
