@@ -1,0 +1,385 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixture builds a small project tree and the built-in tools over it.
+func fixture(t *testing.T) (*Registry, string) {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"main.go":        "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
+		"notes.txt":      "one\ntwo\nthree\nfour\nfive\n",
+		"crlf.txt":       "a\r\nb\r\n",
+		"noeol.txt":      "x\ny",
+		"empty.txt":      "",
+		"sub/lib.go":     "package sub\n\n// FUNC Main lives here\nfunc Main() {}\n",
+		"sub/deep/x.go":  "package deep // func main\n",
+		".hidden/h.go":   "package h // func main\n",
+		".env":           "SECRET=func main\n",
+		"build/gen.go":   "package gen // func main\n",
+		"sub/ignored.go": "package sub // func main\n",
+		".gitignore":     "build/\n",
+		"sub/.gitignore": "ignored.go\n",
+		".git/HEAD":      "func main\n",
+		"bin.dat":        "func main\x00\x01\x02",
+		"big/.keep":      "",
+	}
+	for name, data := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("main.go", filepath.Join(root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("CET", 3600)) }
+	r, err := Builtin(root, WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, root
+}
+
+type toolCase struct {
+	name, tool, args string
+	typ              ErrorType
+	has              []string // substrings of data (success) or message (failure)
+	hasNot           []string
+}
+
+func runCases(t *testing.T, r *Registry, cases []toolCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := r.Execute(context.Background(), c.tool, json.RawMessage(c.args))
+			if res.ErrorType != c.typ {
+				t.Fatalf("error_type %s, want %s: %s", res.ErrorType, c.typ, res)
+			}
+			text := res.Text()
+			if !res.Success {
+				text = res.Message()
+			}
+			for _, s := range c.has {
+				if !strings.Contains(text, s) {
+					t.Errorf("output lacks %q:\n%s", s, text)
+				}
+			}
+			for _, s := range c.hasNot {
+				if strings.Contains(text, s) {
+					t.Errorf("output has %q:\n%s", s, text)
+				}
+			}
+		})
+	}
+}
+
+func TestBuiltinSet(t *testing.T) {
+	r, _ := fixture(t)
+	want := []struct {
+		name string
+		risk Risk
+	}{
+		{"ls", Safe}, {"read_file", Medium}, {"write_file", High}, {"replace_lines", High}, {"insert_lines", High},
+		{"grep_search", Medium}, {"get_current_time", Safe}, {"get_working_directory", Safe},
+		{"add_task", Safe}, {"list_tasks", Safe}, {"update_task", Safe}, {"bash", High},
+	}
+	got := r.Tools()
+	if len(got) != len(want) {
+		t.Fatalf("%d tools, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].Name != w.name || got[i].Risk != w.risk {
+			t.Errorf("tool %d = %s (%s), want %s (%s)", i, got[i].Name, got[i].Risk, w.name, w.risk)
+		}
+	}
+	ls, _ := r.Lookup("ls")
+	if order := strings.Join(propertyOrder(t, ls.Parameters), ","); order != "path,show_hidden,sort_by,reverse,max_entries" {
+		t.Errorf("ls parameters in order %s", order)
+	}
+}
+
+func TestLs(t *testing.T) {
+	r, _ := fixture(t)
+	runCases(t, r, []toolCase{
+		{"root", "ls", `{}`, ErrNone, []string{"TYPE", "FILE", "main.go", "DIR", "sub/", "LINK", "link.go", "files", "dirs", "total size"}, []string{".hidden", ".gitignore"}},
+		{"hidden", "ls", `{"show_hidden":true}`, ErrNone, []string{".hidden/", ".gitignore", ".git/"}, nil},
+		{"subdirectory", "ls", `{"path":"sub"}`, ErrNone, []string{"lib.go", "deep/", "1 dir"}, nil},
+		{"sizes", "ls", `{"path":"sub/deep"}`, ErrNone, []string{"26 B", "1 file, 0 dirs, total size 26 B"}, nil},
+		{"max entries", "ls", `{"max_entries":2}`, ErrNone, []string{"showing 2 of"}, nil},
+		{"empty dir", "ls", `{"path":"big"}`, ErrNone, []string{"(empty directory)", "0 files"}, nil},
+		{"parent", "ls", `{"path":"../"}`, ErrPermissionDenied, []string{"outside the working directory"}, nil},
+		{"absolute", "ls", `{"path":"/etc"}`, ErrPermissionDenied, []string{"absolute"}, nil},
+		{"missing", "ls", `{"path":"nope"}`, ErrNotFound, nil, nil},
+		{"file", "ls", `{"path":"main.go"}`, ErrValidationFailed, []string{"not a directory"}, nil},
+		{"bad sort", "ls", `{"sort_by":"date"}`, ErrValidationFailed, []string{"sort_by"}, nil},
+		{"too many", "ls", `{"max_entries":1001}`, ErrValidationFailed, []string{"at most 1000"}, nil},
+		{"bad json", "ls", `{"path":`, ErrParse, nil, nil},
+	})
+	// Sorting: by size, largest first with reverse.
+	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size","reverse":true}`))
+	lines := strings.Split(res.Text(), "\n")
+	if !strings.Contains(lines[2], "main.go") {
+		t.Errorf("largest entry not first:\n%s", res.Text())
+	}
+	res = r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"name"}`))
+	if i, j := strings.Index(res.Text(), "bin.dat"), strings.Index(res.Text(), "notes.txt"); i < 0 || j < 0 || i > j {
+		t.Errorf("not sorted by name:\n%s", res.Text())
+	}
+}
+
+func TestHumanSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KB", 5 << 20: "5.0 MB", 3 << 30: "3.0 GB"} {
+		if got := humanSize(n); got != want {
+			t.Errorf("humanSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	r, root := fixture(t)
+	big := filepath.Join(root, "huge.txt")
+	f, _ := os.Create(big)
+	f.Truncate(maxWholeFile + 1) // sparse: zeros, but refused by size first
+	f.Close()
+	hugeText := filepath.Join(root, "hugetext.txt")
+	os.WriteFile(hugeText, []byte(strings.Repeat("line of text\n", maxWholeFile/13+10)), 0o644)
+	runCases(t, r, []toolCase{
+		{"whole", "read_file", `{"path":"notes.txt"}`, ErrNone, []string{"1: one\n2: two\n3: three\n4: four\n5: five\n"}, []string{"more lines"}},
+		{"window", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, ErrNone, []string{"2: two\n3: three\n", "continue with offset=4"}, []string{"1: one", "4: four"}},
+		{"offset to end", "read_file", `{"path":"notes.txt","offset":5}`, ErrNone, []string{"5: five"}, []string{"more lines"}},
+		{"crlf", "read_file", `{"path":"crlf.txt"}`, ErrNone, []string{"1: a\n2: b\n"}, []string{"\r"}},
+		{"no final newline", "read_file", `{"path":"noeol.txt"}`, ErrNone, []string{"1: x\n2: y\n"}, nil},
+		{"empty", "read_file", `{"path":"empty.txt"}`, ErrNone, []string{"(empty file)"}, nil},
+		{"through link", "read_file", `{"path":"link.go"}`, ErrNone, []string{"3: func main() {"}, nil},
+		{"past the end", "read_file", `{"path":"notes.txt","offset":9}`, ErrValidationFailed, []string{"past the end", "5 lines"}, nil},
+		{"binary", "read_file", `{"path":"bin.dat"}`, ErrValidationFailed, []string{"binary"}, nil},
+		{"directory", "read_file", `{"path":"sub"}`, ErrValidationFailed, []string{"directory"}, nil},
+		{"too big", "read_file", `{"path":"hugetext.txt"}`, ErrValidationFailed, []string{"offset and limit"}, nil},
+		{"too big with window", "read_file", `{"path":"hugetext.txt","offset":3,"limit":1}`, ErrNone, []string{"3: line of text"}, nil},
+		{"missing", "read_file", `{"path":"nope.txt"}`, ErrNotFound, nil, nil},
+		{"escape", "read_file", `{"path":"../x"}`, ErrPermissionDenied, nil, nil},
+		{"no path", "read_file", `{}`, ErrValidationFailed, []string{`missing required argument "path"`}, nil},
+		{"zero offset", "read_file", `{"path":"notes.txt","offset":0}`, ErrValidationFailed, []string{`"offset" must be at least 1`}, nil},
+	})
+}
+
+func TestWriteFile(t *testing.T) {
+	r, root := fixture(t)
+	os.Chmod(filepath.Join(root, "notes.txt"), 0o600)
+	runCases(t, r, []toolCase{
+		{"create", "write_file", `{"path":"new/dir/f.txt","content":"héllo\n"}`, ErrNone, []string{"Created new/dir/f.txt (7 bytes)"}, nil},
+		{"overwrite", "write_file", `{"path":"notes.txt","content":"replaced"}`, ErrNone, []string{"Overwrote notes.txt (8 bytes)"}, nil},
+		{"through link", "write_file", `{"path":"link.go","content":"package main\n"}`, ErrNone, []string{"main.go"}, nil},
+		{"directory", "write_file", `{"path":"sub","content":"x"}`, ErrValidationFailed, []string{"directory"}, nil},
+		{"root", "write_file", `{"path":".","content":"x"}`, ErrValidationFailed, nil, nil},
+		{"escape", "write_file", `{"path":"../evil.txt","content":"x"}`, ErrPermissionDenied, nil, nil},
+		{"absolute", "write_file", `{"path":"/tmp/evil.txt","content":"x"}`, ErrPermissionDenied, nil, nil},
+		{"no content", "write_file", `{"path":"a.txt"}`, ErrValidationFailed, []string{`"content"`}, nil},
+	})
+	check := func(name, want string) {
+		t.Helper()
+		got, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	check("new/dir/f.txt", "héllo\n")
+	check("notes.txt", "replaced")
+	check("main.go", "package main\n")
+	if fi, _ := os.Lstat(filepath.Join(root, "link.go")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("writing through a link replaced the link")
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "notes.txt")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("overwrite changed mode to %v", fi.Mode().Perm())
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(root), "evil.txt")); err == nil {
+		t.Error("escaped write created a file outside the root")
+	}
+}
+
+func TestReplaceLines(t *testing.T) {
+	cases := []struct {
+		toolCase
+		file, want string
+	}{
+		{toolCase{"middle", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"TWO\nTHREE\nTHREE+"}`, ErrNone, []string{"Replaced lines 2-3 (2 lines)", "with 3 lines", "+    2: TWO", "     1: one"}, nil},
+			"notes.txt", "one\nTWO\nTHREE\nTHREE+\nfour\nfive\n"},
+		{toolCase{"trailing newline in content", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"ONE\n"}`, ErrNone, nil, nil},
+			"notes.txt", "ONE\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"delete", "replace_lines", `{"path":"notes.txt","line_start":4,"line_end":5,"new_content":""}`, ErrNone, []string{"with 0 lines"}, nil},
+			"notes.txt", "one\ntwo\nthree\n"},
+		{toolCase{"crlf kept", "replace_lines", `{"path":"crlf.txt","line_start":2,"line_end":2,"new_content":"B\nC"}`, ErrNone, nil, nil},
+			"crlf.txt", "a\r\nB\r\nC\r\n"},
+		{toolCase{"no final newline kept", "replace_lines", `{"path":"noeol.txt","line_start":2,"line_end":2,"new_content":"Y"}`, ErrNone, nil, nil},
+			"noeol.txt", "x\nY"},
+		{toolCase{"start out of range", "replace_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"x"}`, ErrValidationFailed, []string{"line_start 6 is out of range", "5 lines"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"end out of range", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":9,"new_content":"x"}`, ErrValidationFailed, []string{"line_end 9 is out of range"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"end before start", "replace_lines", `{"path":"notes.txt","line_start":3,"line_end":2,"new_content":"x"}`, ErrValidationFailed, []string{"before line_start"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"zero", "replace_lines", `{"path":"notes.txt","line_start":0,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"at least 1"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"binary", "replace_lines", `{"path":"bin.dat","line_start":1,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"binary"}, nil},
+			"bin.dat", "func main\x00\x01\x02"},
+		{toolCase{"missing", "replace_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, ErrNotFound, nil, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"escape", "replace_lines", `{"path":"../x","line_start":1,"line_end":1,"new_content":"x"}`, ErrPermissionDenied, nil, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+	}
+	for _, c := range cases {
+		r, root := fixture(t)
+		runCases(t, r, []toolCase{c.toolCase})
+		got, _ := os.ReadFile(filepath.Join(root, c.file))
+		if string(got) != c.want {
+			t.Errorf("%s: file = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestInsertLines(t *testing.T) {
+	cases := []struct {
+		toolCase
+		file, want string
+	}{
+		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5a\n2.5b"}`, ErrNone,
+			[]string{"Inserted 2 lines before line 3", "     1: one\n     2: two\n+    3: 2.5a\n+    4: 2.5b\n     5: three\n     6: four\n"}, nil},
+			"notes.txt", "one\ntwo\n2.5a\n2.5b\nthree\nfour\nfive\n"},
+		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"zero"}`, ErrNone, nil, nil},
+			"notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`, ErrNone, []string{"at the end"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n"},
+		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"line_end":3,"new_content":"z"}`, ErrNone, nil, nil},
+			"noeol.txt", "x\ny\nz"},
+		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"line_end":1,"new_content":"first"}`, ErrNone, nil, nil},
+			"empty.txt", "first\n"},
+		{toolCase{"end differs", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"x"}`, ErrValidationFailed, []string{"must equal line_start"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`, ErrValidationFailed, []string{"1 to 6"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":""}`, ErrValidationFailed, []string{"empty"}, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, ErrNotFound, nil, nil},
+			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
+	}
+	for _, c := range cases {
+		r, root := fixture(t)
+		runCases(t, r, []toolCase{c.toolCase})
+		got, _ := os.ReadFile(filepath.Join(root, c.file))
+		if string(got) != c.want {
+			t.Errorf("%s: file = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestGrepSearch(t *testing.T) {
+	r, _ := fixture(t)
+	runCases(t, r, []toolCase{
+		{"default respects gitignore and hidden", "grep_search", `{"pattern":"func*main"}`, ErrNone,
+			[]string{"main.go:3: func main() {", "sub/lib.go:3: // FUNC Main lives here", "sub/deep/x.go:1:"},
+			[]string{"build/gen.go", "sub/ignored.go", ".hidden", ".env", ".git/", "bin.dat", "[+", "link.go"}},
+		{"case insensitive", "grep_search", `{"pattern":"FUNC MAIN","file_filter":"main.go"}`, ErrNone, []string{"1 match", "main.go:3:"}, nil},
+		{"filter with **", "grep_search", `{"pattern":"func*main","file_filter":"sub/**/*.go"}`, ErrNone, []string{"sub/lib.go", "sub/deep/x.go"}, []string{"main.go:"}},
+		{"filter without slash matches names anywhere", "grep_search", `{"pattern":"package","file_filter":"x.go"}`, ErrNone, []string{"sub/deep/x.go"}, nil},
+		{"hidden", "grep_search", `{"pattern":"func*main","include_hidden":true}`, ErrNone, []string{".hidden/h.go", ".env", "[+hidden]"}, []string{".git/HEAD"}},
+		{"gitignored", "grep_search", `{"pattern":"func*main","ignore_gitignore":true}`, ErrNone, []string{"build/gen.go", "sub/ignored.go", "[+gitignored]"}, []string{".git/HEAD"}},
+		{"max results", "grep_search", `{"pattern":"func*main","max_results":1}`, ErrNone, []string{"1 match", "stopped at max_results=1"}, nil},
+		{"no match", "grep_search", `{"pattern":"zebra"}`, ErrNone, []string{"No matches"}, nil},
+		{"literal regexp characters", "grep_search", `{"pattern":"println(\"hi\")"}`, ErrNone, []string{"main.go:4:"}, nil},
+		{"only wildcards", "grep_search", `{"pattern":"**"}`, ErrValidationFailed, []string{"matches everything"}, nil},
+		{"bad glob", "grep_search", `{"pattern":"x","file_filter":"[a"}`, ErrValidationFailed, []string{"not a valid glob"}, nil},
+		{"filter escapes", "grep_search", `{"pattern":"x","file_filter":"../**"}`, ErrPermissionDenied, nil, nil},
+		{"max too large", "grep_search", `{"pattern":"x","max_results":5000}`, ErrValidationFailed, []string{"at most 1000"}, nil},
+	})
+}
+
+func TestTimeAndDirectory(t *testing.T) {
+	r, root := fixture(t)
+	real, _ := filepath.EvalSymlinks(root)
+	runCases(t, r, []toolCase{
+		{"time", "get_current_time", `{}`, ErrNone, []string{"2025-03-04T05:06:07+01:00"}, nil},
+		{"time takes no arguments", "get_current_time", `{"zone":"UTC"}`, ErrValidationFailed, []string{"takes no arguments"}, nil},
+		{"cwd", "get_working_directory", ``, ErrNone, []string{real}, nil},
+	})
+}
+
+func TestTasks(t *testing.T) {
+	r, _ := fixture(t)
+	runCases(t, r, []toolCase{
+		{"list empty", "list_tasks", `{}`, ErrNone, []string{"No tasks"}, nil},
+		{"update on empty", "update_task", `{"id":"task_1","status":"completed"}`, ErrNotFound, []string{"empty"}, nil},
+		{"add 1", "add_task", `{"description":"write tests"}`, ErrNone, []string{"task_1", "pending"}, nil},
+		{"add 2", "add_task", `{"description":"ship"}`, ErrNone, []string{"task_2"}, nil},
+		{"add empty", "add_task", `{"description":"  "}`, ErrValidationFailed, nil, nil},
+		{"start", "update_task", `{"id":"task_1","status":"in_progress"}`, ErrNone, []string{"pending → in_progress"}, nil},
+		{"list", "list_tasks", `{}`, ErrNone, []string{"task_1 [in_progress] write tests", "task_2 [pending] ship", "2 tasks: 1 pending, 1 in progress, 0 completed"}, nil},
+		{"filter", "list_tasks", `{"status":"pending"}`, ErrNone, []string{"task_2"}, []string{"task_1"}},
+		{"filter none", "list_tasks", `{"status":"completed"}`, ErrNone, []string{"No completed tasks"}, nil},
+		{"unknown id", "update_task", `{"id":"task_9","status":"completed"}`, ErrNotFound, []string{"task_1 to task_2"}, nil},
+		{"bad status", "update_task", `{"id":"task_1","status":"done"}`, ErrValidationFailed, []string{"pending", "in_progress", "completed"}, nil},
+	})
+	// A second registry has its own list.
+	r2, _ := fixture(t)
+	runCases(t, r2, []toolCase{{"fresh list", "list_tasks", `{}`, ErrNone, []string{"No tasks"}, nil}})
+}
+
+func TestBash(t *testing.T) {
+	r, root := fixture(t)
+	runCases(t, r, []toolCase{
+		{"ok", "bash", `{"command":"echo out; echo err >&2"}`, ErrNone, []string{"exit code: 0", "stdout:\nout\n", "stderr:\nerr\n"}, nil},
+		{"exit code", "bash", `{"command":"exit 7"}`, ErrNone, []string{"exit code: 7", "stdout: (empty)"}, nil},
+		{"runs in root", "bash", `{"command":"cat notes.txt | wc -l"}`, ErrNone, []string{"5"}, nil},
+		{"capped", "bash", `{"command":"head -c 100000 /dev/zero | tr '\\0' a"}`, ErrNone, []string{"more bytes not shown"}, nil},
+		{"empty", "bash", `{"command":" "}`, ErrValidationFailed, nil, nil},
+		{"timeout too long", "bash", `{"command":"true","timeout_seconds":601}`, ErrValidationFailed, []string{"at most 600"}, nil},
+	})
+	// A timeout kills the whole process group, children included.
+	pidFile := filepath.Join(root, "child.pid")
+	start := time.Now()
+	res := r.Execute(context.Background(), "bash", json.RawMessage(`{"command":"sleep 30 & echo $! > child.pid; echo started; wait","timeout_seconds":1}`))
+	if res.Success || res.ErrorType != ErrIO || !strings.Contains(res.Message(), "timed out") || !strings.Contains(res.Text(), "started") {
+		t.Fatalf("timeout result: %s", res)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("timeout took %v", d)
+	}
+	pid, _ := os.ReadFile(pidFile)
+	if len(pid) > 0 {
+		deadline := time.Now().Add(5 * time.Second)
+		for processAlive(strings.TrimSpace(string(pid))) {
+			if time.Now().After(deadline) {
+				t.Fatalf("child %s survived the timeout", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// Cancelling the context stops the command too.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res = r.Execute(ctx, "bash", json.RawMessage(`{"command":"sleep 30"}`))
+	if res.Success || !strings.Contains(res.Message(), "cancelled") {
+		t.Errorf("cancelled command: %s", res)
+	}
+}
+
+// processAlive reports whether the process exists and is not a zombie.
+func processAlive(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat))
+	return len(fields) > 2 && fields[2] != "Z"
+}
