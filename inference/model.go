@@ -19,6 +19,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/offgrid-ai/offgrid/models/gguf"
 	_ "github.com/offgrid-ai/offgrid/third_party/llamacpp" // the engine
 )
 
@@ -66,13 +67,14 @@ type Model struct {
 }
 
 // Load loads the GGUF model at path. Before handing the file to llama.cpp it
-// checks that the file exists and starts with the GGUF magic, so the common
-// mistakes give a clear error; llama.cpp's own loader then validates the
-// rest and any failure is returned as an error wrapping ErrLoad.
+// reads the header with the strict reader in models/gguf, which checks every
+// count, length and offset against the file size, so truncated, corrupt and
+// hostile files give a clear error instead of reaching C; llama.cpp's own
+// loader then validates the rest. Every failure wraps ErrLoad.
 func Load(path string, opts ModelOptions) (*Model, error) {
 	initBackend()
-	if err := checkGGUFMagic(path); err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrLoad, path, err)
+	if _, err := gguf.Open(path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -84,19 +86,6 @@ func Load(path string, opts ModelOptions) (*Model, error) {
 	m := &Model{c: c, vocab: C.llama_model_get_vocab(c), path: path}
 	runtime.SetFinalizer(m, (*Model).Close)
 	return m, nil
-}
-
-func checkGGUFMagic(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var magic [4]byte
-	if _, err := f.Read(magic[:]); err != nil || string(magic[:]) != "GGUF" {
-		return errors.New("not a GGUF file (bad magic)")
-	}
-	return nil
 }
 
 // Close frees the model. Contexts created from it must be closed first.
