@@ -1,0 +1,342 @@
+// Package agent is offgrid's conversation loop: it renders the
+// conversation with the model's chat template, generates a reply under a
+// grammar that only admits valid tool calls, runs the calls (asking for
+// permission where the policy says so), feeds the results back and
+// repeats until the model answers in text or a limit is reached.
+//
+// [Complete] generates one reply; [Agent] runs the loop over a session's
+// history; [Executor] is the state machine that takes each reply's calls
+// through policy, permission and execution.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// Options configures an Agent.
+type Options struct {
+	// System is the system prompt; "" means none (tool instructions, when
+	// offgrid adds them, still go into a system message).
+	System string
+	// Format is the tool-call format; "" or FormatAuto detects it.
+	Format grammar.Format
+	// ToolChoice: Auto ("") lets the model answer or call; Required makes
+	// the first reply of every turn a tool call (later replies in the
+	// turn may answer); None offers no tools.
+	ToolChoice grammar.ToolChoice
+	// Parallel allows several calls per reply.
+	Parallel bool
+	// NoGrammar turns grammar-constrained decoding off.
+	NoGrammar bool
+	Sampling  inference.Sampling
+	// MaxTokens caps each reply; 0 means no cap beyond the context.
+	MaxTokens int
+	Limits    Limits
+}
+
+// Agent holds a conversation with a model that can call tools. It is not
+// safe for concurrent use.
+type Agent struct {
+	c        *Completer
+	reg      *tools.Registry
+	policy   Policy
+	prompter permission.Prompter
+	opts     Options
+	defs     []grammar.Tool
+	history  []Message
+	records  []ToolRecord
+	warned   map[string]bool
+	nextID   int
+}
+
+// New returns an Agent over the tools of reg. Calls the policy cannot
+// decide are put to prompter; a nil prompter denies them.
+func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.Prompter, opts Options) (*Agent, error) {
+	defs, err := grammar.ParseTools(reg.OpenAI())
+	if err != nil {
+		return nil, fmt.Errorf("agent: tool definitions: %w", err)
+	}
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return nil, err
+	}
+	if opts.ToolChoice != "" {
+		if _, err := grammar.ParseToolChoice(string(opts.ToolChoice)); err != nil {
+			return nil, err
+		}
+	}
+	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, warned: map[string]bool{}}
+	if opts.System != "" {
+		a.history = []Message{{Role: RoleSystem, Content: opts.System}}
+	}
+	return a, nil
+}
+
+// History returns the conversation so far, as the model sees it.
+func (a *Agent) History() []Message { return append([]Message(nil), a.history...) }
+
+// Records returns every tool call of the session with its result, as the
+// user sees them.
+func (a *Agent) Records() []ToolRecord { return append([]ToolRecord(nil), a.records...) }
+
+// Format returns the tool-call format the agent uses.
+func (a *Agent) Format() grammar.Format {
+	if a.opts.Format == "" || a.opts.Format == FormatAuto {
+		return a.c.Format()
+	}
+	return a.opts.Format
+}
+
+// ToolRecord is the user-facing record of one tool call; the model-facing
+// copy of its result is the tool message in the history.
+type ToolRecord struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+	Result    tools.Result
+	Code      Code
+	Denied    bool
+	Asked     bool
+	Duration  time.Duration
+}
+
+// OK reports whether the call succeeded.
+func (r ToolRecord) OK() bool { return r.Result.Success }
+
+// Status is ✅ for a success and ❌ for a failure.
+func (r ToolRecord) Status() string {
+	if r.OK() {
+		return "✅"
+	}
+	return "❌"
+}
+
+// Summary is a short, one-line account of the result.
+func (r ToolRecord) Summary() string {
+	s := r.Result.Text()
+	if !r.OK() {
+		s = r.Result.Message()
+	}
+	return shorten(s, 100)
+}
+
+// MarshalJSON writes the record for --json output.
+func (r ToolRecord) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ID         string          `json:"id"`
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+		OK         bool            `json:"ok"`
+		Code       Code            `json:"code,omitempty"`
+		Denied     bool            `json:"denied,omitempty"`
+		Summary    string          `json:"summary"`
+		DurationMS int64           `json:"duration_ms"`
+		Result     tools.Result    `json:"result"`
+	}{r.ID, r.Name, argsOrEmpty(r.Arguments), r.OK(), r.Code, r.Denied, r.Summary(), r.Duration.Milliseconds(), r.Result})
+}
+
+// shorten puts s on one line and cuts it to n runes.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// Turn is the outcome of one user message.
+type Turn struct {
+	// Content is the final answer.
+	Content string
+	// Calls are the turn's tool calls with their results and timings.
+	Calls []ToolRecord
+	// Stop is set (an *Error) when a limit ended the turn.
+	Stop error
+	// Replies counts the model's replies in the turn.
+	Replies int
+	// Stats sums the engine's counters over the replies.
+	Stats inference.Stats
+}
+
+// Send adds a user message and runs the loop until the model answers, a
+// limit ends the turn (Turn.Stop), or an error occurs. Events are passed
+// to on (which may be nil) as they happen. When ctx is cancelled the turn
+// ends with ErrInterrupted; the history keeps what happened, with a note.
+func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, error) {
+	if on == nil {
+		on = func(Event) {}
+	}
+	var turn Turn
+	a.history = append(a.history, Message{Role: RoleUser, Content: text})
+	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
+	for {
+		choice := a.opts.ToolChoice
+		if choice == grammar.Required && turn.Replies > 0 {
+			choice = grammar.Auto
+		}
+		comp, err := a.c.Complete(ctx, CompletionRequest{
+			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
+			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
+			Stream: func(s string) { on(Event{Type: EventToken, Text: s}) },
+		})
+		turn.Replies++
+		addStats(&turn.Stats, comp.Stats)
+		for _, w := range comp.Warnings {
+			if !a.warned[w] {
+				a.warned[w] = true
+				on(Event{Type: EventWarning, Text: w})
+			}
+		}
+		if comp.Stats.PromptTokens > 0 {
+			on(Event{Type: EventStats, Stats: statsOf(comp.Stats)})
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				a.note(comp.Content, "(interrupted by the user)")
+				on(Event{Type: EventError, Text: "interrupted"})
+				return turn, ErrInterrupted
+			}
+			a.note("", fmt.Sprintf("(offgrid: the reply failed: %v)", err))
+			on(Event{Type: EventError, Text: err.Error()})
+			return turn, err
+		}
+		if comp.ParseErr != nil {
+			// The reply began a call it did not complete: feed the
+			// problem back like invalid arguments.
+			x.Malformed()
+			a.history = append(a.history,
+				Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw},
+				Message{Role: RoleUser, Content: fmt.Sprintf("%s (%d): your reply could not be read as a tool call: %v. Reply again with a valid call or answer in text.",
+					InvalidToolSignature, int(InvalidToolSignature), comp.ParseErr)})
+			on(Event{Type: EventError, Code: InvalidToolSignature, Text: comp.ParseErr.Error()})
+			if st := x.final(); st.Action == ActionStop {
+				return a.stop(&turn, st.Err, on)
+			}
+			continue
+		}
+		if len(comp.Calls) == 0 {
+			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
+			turn.Content = comp.Content
+			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
+			return turn, nil
+		}
+		calls := a.assignIDs(comp.Calls)
+		a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, ToolCalls: calls, Raw: comp.Raw})
+		for _, c := range calls {
+			on(Event{Type: EventToolCall, ID: c.ID, Tool: c.Name, Arguments: argsOrEmpty(c.Arguments)})
+		}
+		if err := x.Begin(calls); err != nil {
+			return turn, err
+		}
+		step := a.run(ctx, x, on)
+		for _, p := range x.Calls() {
+			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
+				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration}
+			a.records = append(a.records, r)
+			turn.Calls = append(turn.Calls, r)
+			a.history = append(a.history, Message{Role: RoleTool, Content: p.Result.String(), ToolCallID: p.Call.ID, Name: p.Call.Name})
+			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
+		}
+		if ctx.Err() != nil {
+			a.note("", "(interrupted by the user)")
+			on(Event{Type: EventError, Text: "interrupted"})
+			return turn, ErrInterrupted
+		}
+		if step.Action == ActionStop {
+			return a.stop(&turn, step.Err, on)
+		}
+	}
+}
+
+// run drives the executor through one reply's calls.
+func (a *Agent) run(ctx context.Context, x *Executor, on func(Event)) Step {
+	for {
+		step := x.Tick()
+		switch step.Action {
+		case ActionPrompt:
+			p := step.Call
+			ans := permission.DenyOnce
+			if a.prompter != nil && ctx.Err() == nil {
+				got, err := a.prompter.Ask(ctx, permission.Request{Tool: p.Tool.Name, Description: p.Tool.Description, Risk: p.Tool.Risk, Args: p.Call.Arguments})
+				if err == nil {
+					ans = got
+				}
+			}
+			if err := x.Answer(ans); err != nil && !errors.Is(err, ErrState) {
+				on(Event{Type: EventWarning, Text: err.Error()})
+			}
+			decision := "deny"
+			if ans.Allowed() {
+				decision = "allow"
+			}
+			on(Event{Type: EventPermission, ID: p.Call.ID, Tool: p.Tool.Name, Decision: decision, Text: ans.String()})
+		case ActionExecute:
+			p := step.Call
+			var res tools.Result
+			if err := ctx.Err(); err != nil {
+				res = tools.Fail(tools.ErrInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
+			} else {
+				res = a.reg.Execute(ctx, p.Call.Name, p.Call.Arguments)
+			}
+			x.Finish(res)
+		default:
+			return step
+		}
+	}
+}
+
+// stop ends a turn on a limit, with a note in the history.
+func (a *Agent) stop(turn *Turn, e *Error, on func(Event)) (Turn, error) {
+	turn.Stop = e
+	msg := fmt.Sprintf("Stopped: %s.", e.Message)
+	if e.Code == ToolLoopLimitReached {
+		msg += " Send another message to continue."
+	}
+	a.note("", fmt.Sprintf("(offgrid: %s — %s)", e.Code, msg))
+	turn.Content = msg
+	on(Event{Type: EventError, Code: e.Code, Text: e.Message})
+	on(Event{Type: EventFinal, Text: msg, Calls: turn.Calls})
+	return *turn, nil
+}
+
+// note ends the turn in the history with an assistant message, so the
+// conversation stays well formed for the next user message.
+func (a *Agent) note(content, note string) {
+	text := strings.TrimSpace(strings.TrimSpace(content) + "\n" + note)
+	a.history = append(a.history, Message{Role: RoleAssistant, Content: text})
+}
+
+// assignIDs gives calls without an id one: nine letters and digits, as
+// Mistral templates require.
+func (a *Agent) assignIDs(calls []grammar.Call) []grammar.Call {
+	out := make([]grammar.Call, len(calls))
+	for i, c := range calls {
+		if c.ID == "" {
+			a.nextID++
+			c.ID = fmt.Sprintf("call%05d", a.nextID)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func addStats(sum *inference.Stats, s inference.Stats) {
+	sum.PromptTokens += s.PromptTokens
+	sum.PromptReused += s.PromptReused
+	sum.PromptDecoded += s.PromptDecoded
+	sum.Generated += s.Generated
+	sum.GrammarResamples += s.GrammarResamples
+	sum.PromptDuration += s.PromptDuration
+	sum.GenerateDuration += s.GenerateDuration
+}

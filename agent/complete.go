@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
+)
+
+// CompletionRequest is one model reply to generate.
+type CompletionRequest struct {
+	Messages []Message
+	Tools    []grammar.Tool
+	// Format is the tool-call format; "" or FormatAuto detects it from the
+	// chat template.
+	Format grammar.Format
+	// ToolChoice: Auto (""), Required or None.
+	ToolChoice grammar.ToolChoice
+	// Parallel allows several calls in one reply.
+	Parallel bool
+	// NoGrammar turns grammar-constrained decoding off.
+	NoGrammar bool
+	// ToolPrompt, if set, replaces offgrid's own tool instructions in the
+	// system message (the tools are then not handed to the template).
+	ToolPrompt string
+	Sampling   inference.Sampling
+	MaxTokens  int
+	// Stream receives the visible text as it is generated, markup
+	// stripped.
+	Stream func(text string)
+}
+
+// Completion is a generated reply.
+type Completion struct {
+	// Raw is the generated text.
+	Raw string
+	// Content is the text for the user, markup removed.
+	Content string
+	// Calls are the tool calls in the reply.
+	Calls []grammar.Call
+	// ParseErr is set when the reply starts a tool call it does not
+	// complete (possible without a grammar, or when MaxTokens cuts it).
+	ParseErr error
+	// Format is the tool-call format used.
+	Format grammar.Format
+	// Prompt is the rendered prompt text.
+	Prompt string
+	// Stats are the engine's counters for this reply.
+	Stats inference.Stats
+	// StopReason tells why generation ended.
+	StopReason inference.StopReason
+	// Warnings lists template problems worked around (e.g. a fallback to
+	// the family layout).
+	Warnings []string
+}
+
+// Completer renders prompts for one model and generates replies. It
+// parses the chat template once; a Completer is as safe for concurrent
+// use as its Engine (an *inference.Context is not).
+type Completer struct {
+	eng  Engine
+	info ModelInfo
+	tmpl *chatTemplate
+}
+
+// NewCompleter returns a Completer for a model.
+func NewCompleter(eng Engine, info ModelInfo) *Completer {
+	return &Completer{eng: eng, info: info, tmpl: newChatTemplate(info, nil)}
+}
+
+// Complete generates one reply with a Completer made for the call. Use a
+// Completer to keep the parsed template across calls.
+func Complete(ctx context.Context, eng Engine, info ModelInfo, req CompletionRequest) (Completion, error) {
+	return NewCompleter(eng, info).Complete(ctx, req)
+}
+
+// Format returns the tool-call format detected from the chat template.
+func (c *Completer) Format() grammar.Format { return DetectFormat(c.info.Template) }
+
+// Warnings returns the problems found in the chat template.
+func (c *Completer) Warnings() []string { return append([]string(nil), c.tmpl.warnings...) }
+
+// prompt is a rendered request.
+type prompt struct {
+	text     string
+	format   grammar.Format
+	grammar  *grammar.ToolGrammar // nil: unconstrained
+	warnings []string
+}
+
+// Prompt renders the prompt of req without generating.
+func (c *Completer) Prompt(req CompletionRequest) (string, error) {
+	p, err := c.prompt(req)
+	return p.text, err
+}
+
+func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
+	p := prompt{format: req.Format}
+	if p.format == "" || p.format == FormatAuto {
+		p.format = DetectFormat(c.info.Template)
+	}
+	if _, err := grammar.ParseFormat(string(p.format)); err != nil {
+		return p, err
+	}
+	choice := req.ToolChoice
+	if choice == "" {
+		choice = grammar.Auto
+	}
+	if _, err := grammar.ParseToolChoice(string(choice)); err != nil {
+		return p, err
+	}
+	tools := req.Tools
+	if choice == grammar.None {
+		tools = nil
+	}
+	if choice == grammar.Required && len(tools) == 0 {
+		return p, fmt.Errorf("agent: tool choice required with no tools")
+	}
+	if len(tools) > 0 && !req.NoGrammar {
+		g, err := grammar.ForTools(tools, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
+		if err != nil {
+			return p, err
+		}
+		p.grammar = g
+	}
+
+	// Native: the template presents the tools and renders calls itself,
+	// in the format it teaches.
+	native := c.tmpl.tmpl != nil && c.tmpl.native && req.ToolPrompt == "" && p.format == DetectFormat(c.info.Template)
+	var instructions string
+	if len(tools) > 0 && !native {
+		instructions = req.ToolPrompt
+		if instructions == "" {
+			instructions = toolInstructions(tools, p.format, choice, req.Parallel)
+		}
+	}
+	msgs := req.Messages
+	var nativeTools []grammar.Tool
+	if native {
+		nativeTools = tools
+	} else {
+		msgs = flatten(msgs, p.format, instructions)
+	}
+	if c.tmpl.tmpl != nil {
+		text, err := c.tmpl.render(msgs, nativeTools, true)
+		if err == nil {
+			p.text = text
+			return p, nil
+		}
+		p.warnings = append(p.warnings, fmt.Sprintf("%v; using the %s layout", err, c.tmpl.family))
+		if native { // the layout needs the calls and tools as text
+			if len(tools) > 0 {
+				instructions = toolInstructions(tools, p.format, choice, req.Parallel)
+			}
+			msgs = flatten(req.Messages, p.format, instructions)
+		}
+	}
+	p.text = c.tmpl.layout(msgs, true)
+	return p, nil
+}
+
+// Complete renders the conversation, generates a reply under the tool
+// grammar and parses it. A reply cut short by cancellation returns what
+// was generated along with ctx's error.
+func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+	p, err := c.prompt(req)
+	out := Completion{Format: p.format, Prompt: p.text, Warnings: append(c.Warnings(), p.warnings...)}
+	if err != nil {
+		return out, err
+	}
+	addSpecial := c.info.BOS == "" || !strings.HasPrefix(p.text, c.info.BOS)
+	tokens, err := c.eng.Tokenize(p.text, addSpecial, true)
+	if err != nil {
+		return out, fmt.Errorf("agent: tokenize prompt: %w", err)
+	}
+	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops()}
+	if p.grammar != nil && p.grammar.GBNF != "" {
+		g := &inference.Grammar{GBNF: p.grammar.GBNF, Root: p.grammar.Root, TriggerPatterns: p.grammar.TriggerPatterns}
+		for _, w := range p.grammar.TriggerWords {
+			if toks, err := c.eng.Tokenize(w, false, true); err == nil && len(toks) == 1 {
+				g.TriggerTokens = append(g.TriggerTokens, toks[0])
+			}
+		}
+		ir.Grammar = g
+	}
+	vis := newVisibleStream(p.format, req.Stream)
+	res, genErr := c.eng.Generate(ctx, ir, func(pc inference.Piece) error {
+		vis.write(pc.Text)
+		return nil
+	})
+	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
+	content, calls, perr := grammar.Parse(p.format, res.Text)
+	out.Content, out.Calls, out.ParseErr = content, calls, perr
+	if perr != nil {
+		out.Content = strings.TrimSpace(vis.emitted)
+	}
+	if genErr != nil {
+		return out, genErr
+	}
+	vis.finish(out.Content)
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+	"github.com/offgrid-ai/offgrid/inference"
+)
+
+// fakeEngine is a scripted Engine: each Generate streams the next reply.
+// Tokens are bytes, so prompts can be compared exactly; the KV cache is
+// simulated to report prefix reuse like *inference.Context does. A reply
+// that the request's grammar rejects fails the test, so scripts stay
+// honest about what a constrained model could produce.
+type fakeEngine struct {
+	t       testing.TB
+	replies []string
+	calls   int
+	reqs    []inference.Request
+	prompts []string
+	cached  []inference.Token
+	// block, if set, is called before streaming; it may wait on ctx.
+	block func(ctx context.Context, i int) error
+}
+
+func (f *fakeEngine) Tokenize(text string, addSpecial, parseSpecial bool) ([]inference.Token, error) {
+	toks := make([]inference.Token, len(text))
+	for i := range len(text) {
+		toks[i] = inference.Token(text[i])
+	}
+	return toks, nil
+}
+
+func detok(toks []inference.Token) string {
+	b := make([]byte, len(toks))
+	for i, t := range toks {
+		b[i] = byte(t)
+	}
+	return string(b)
+}
+
+func (f *fakeEngine) Generate(ctx context.Context, req inference.Request, fn func(inference.Piece) error) (inference.Result, error) {
+	i := f.calls
+	f.calls++
+	f.reqs = append(f.reqs, req)
+	f.prompts = append(f.prompts, detok(req.Prompt))
+	if i >= len(f.replies) {
+		f.t.Fatalf("fake engine: Generate #%d, only %d replies scripted; prompt:\n%s", i+1, len(f.replies), detok(req.Prompt))
+	}
+	reply := f.replies[i]
+	if g := req.Grammar; g != nil && !strings.HasPrefix(reply, "!nogrammar") {
+		gr, err := gbnf.Parse(g.GBNF)
+		if err != nil {
+			f.t.Fatalf("fake engine: grammar does not parse: %v", err)
+		}
+		constrained := reply
+		if g.Lazy() {
+			constrained = lazyPart(reply, g)
+		}
+		if constrained != "" && !gr.Accepts(g.Root, constrained) {
+			f.t.Fatalf("fake engine: reply #%d is not allowed by the grammar: %q", i+1, reply)
+		}
+	}
+	reply = strings.TrimPrefix(reply, "!nogrammar")
+	n := 0
+	for n < len(f.cached) && n < len(req.Prompt) && f.cached[n] == req.Prompt[n] {
+		n++
+	}
+	if n == len(req.Prompt) {
+		n--
+	}
+	res := inference.Result{Stats: inference.Stats{PromptTokens: len(req.Prompt), PromptReused: n, PromptDecoded: len(req.Prompt) - n}}
+	f.cached = append([]inference.Token(nil), req.Prompt...)
+	if f.block != nil {
+		if err := f.block(ctx, i); err != nil {
+			res.StopReason = inference.StopCancelled
+			return res, err
+		}
+	}
+	var sb strings.Builder
+	for j := 0; j < len(reply); j += 3 {
+		piece := reply[j:min(j+3, len(reply))]
+		sb.WriteString(piece)
+		res.Stats.Generated++
+		if fn != nil {
+			if err := fn(inference.Piece{Text: piece}); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.Text = sb.String()
+	f.cached = append(f.cached, mustTok(res.Text)...)
+	res.StopReason = inference.StopEOG
+	return res, nil
+}
+
+func mustTok(s string) []inference.Token {
+	toks := make([]inference.Token, len(s))
+	for i := range len(s) {
+		toks[i] = inference.Token(s[i])
+	}
+	return toks
+}
+
+// lazyPart returns the text a lazy grammar constrains: from the first
+// trigger word on ("" when no trigger appears).
+func lazyPart(reply string, g *inference.Grammar) string {
+	for _, w := range []string{"<tool_call>", "[TOOL_CALLS]"} {
+		if i := strings.Index(reply, w); i >= 0 {
+			return reply[i:]
+		}
+	}
+	t := strings.TrimLeft(reply, " \n")
+	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		return reply
+	}
+	return ""
+}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+)
+
+// FormatAuto asks Complete to detect the tool-call format from the chat
+// template. It is also what the zero Format means.
+const FormatAuto grammar.Format = "auto"
+
+// ParseFormat is grammar.ParseFormat that also accepts "auto" (and "").
+func ParseFormat(s string) (grammar.Format, error) {
+	if s == "" || s == string(FormatAuto) {
+		return FormatAuto, nil
+	}
+	return grammar.ParseFormat(s)
+}
+
+// DetectFormat chooses the tool-call format a chat template teaches its
+// model, from the markers in it: <tool_call> (hermes), [TOOL_CALLS]
+// (mistral), a Python call list (pythonic), <|python_tag|> or ipython
+// (llama3). A template without tool markers, or no template, is generic.
+func DetectFormat(template string) grammar.Format {
+	switch {
+	case strings.Contains(template, "<tool_call>"):
+		return grammar.Hermes
+	case strings.Contains(template, "[TOOL_CALLS]"):
+		return grammar.Mistral
+	case strings.Contains(template, "[func_name") || strings.Contains(template, "```tool_code"):
+		return grammar.Pythonic
+	case strings.Contains(template, "<|python_tag|>") || strings.Contains(template, "ipython"):
+		return grammar.Llama3
+	}
+	return grammar.Generic
+}
+
+// toolInstructions is offgrid's own description of the tools and the
+// call format, added to the system message for models whose template
+// does not present tools itself.
+func toolInstructions(tools []grammar.Tool, f grammar.Format, choice grammar.ToolChoice, parallel bool) string {
+	var sb strings.Builder
+	sb.WriteString("You have access to these tools (JSON Schema of each tool's arguments):\n")
+	for _, t := range tools {
+		def := struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}{t.Name, t.Description, t.Parameters}
+		b, err := json.Marshal(def)
+		if err != nil { // Parameters is valid JSON from grammar.ParseTools
+			continue
+		}
+		sb.Write(b)
+		sb.WriteByte('\n')
+	}
+	example := []grammar.Call{{Name: "tool_name", Arguments: json.RawMessage(`{"argument":"value"}`)}}
+	if parallel {
+		example = append(example, grammar.Call{Name: "other_tool", Arguments: json.RawMessage(`{}`)})
+	}
+	sb.WriteString("\nTo call a tool, reply with exactly this form")
+	if parallel {
+		sb.WriteString(" (one or more calls)")
+	} else {
+		sb.WriteString(" (one call at a time)")
+	}
+	sb.WriteString(":\n")
+	sb.WriteString(grammar.Render(f, example))
+	sb.WriteString("\n")
+	switch {
+	case choice == grammar.Required:
+		sb.WriteString("You must call a tool now.\n")
+	case f == grammar.Generic:
+		sb.WriteString("To answer without a tool, reply with exactly: {\"response\": \"your answer\"}\n")
+	default:
+		sb.WriteString("To answer without a tool, reply in plain text.\n")
+	}
+	sb.WriteString("Tool results come back in a message starting with \"Tool results:\". Use them to answer the user.")
+	return sb.String()
+}
+
+// flatten turns a conversation with tool calls into one a template
+// without tool support can render: instructions join the system message,
+// calls are written in format f inside the assistant's text, and tool
+// results become a user message.
+func flatten(msgs []Message, f grammar.Format, instructions string) []Message {
+	out := make([]Message, 0, len(msgs)+1)
+	if instructions != "" {
+		if len(msgs) > 0 && msgs[0].Role == RoleSystem {
+			sys := msgs[0]
+			if strings.TrimSpace(sys.Content) != "" {
+				sys.Content = strings.TrimRight(sys.Content, "\n") + "\n\n" + instructions
+			} else {
+				sys.Content = instructions
+			}
+			out = append(out, sys)
+			msgs = msgs[1:]
+		} else {
+			out = append(out, Message{Role: RoleSystem, Content: instructions})
+		}
+	}
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch {
+		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
+			text := m.Raw
+			if text == "" {
+				text = strings.TrimSpace(strings.TrimSpace(m.Content) + "\n" + grammar.Render(f, m.ToolCalls))
+			}
+			out = append(out, Message{Role: RoleAssistant, Content: text})
+		case m.Role == RoleAssistant && m.Raw != "":
+			out = append(out, Message{Role: RoleAssistant, Content: m.Raw})
+		case m.Role == RoleTool:
+			var sb strings.Builder
+			sb.WriteString("Tool results:")
+			for ; i < len(msgs) && msgs[i].Role == RoleTool; i++ {
+				fmt.Fprintf(&sb, "\n%s (call %s): %s", msgs[i].Name, msgs[i].ToolCallID, msgs[i].Content)
+			}
+			i--
+			out = append(out, Message{Role: RoleUser, Content: sb.String()})
+		default:
+			out = append(out, Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	return out
+}

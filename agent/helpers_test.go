@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// testRegistry returns the tools of the loop tests: echo and add (safe)
+// and write_note (high risk; writes note.txt in dir). Strings are
+// bounded so that even a random model's calls end.
+func testRegistry(t testing.TB, dir string) *tools.Registry {
+	t.Helper()
+	reg := tools.NewRegistry()
+	add := func(name, desc string, risk tools.Risk, params string, run func(map[string]any) (string, error)) {
+		t.Helper()
+		err := reg.Add(&tools.Tool{Name: name, Description: desc, Risk: risk, Parameters: json.RawMessage(params),
+			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+				var m map[string]any
+				if err := json.Unmarshal(raw, &m); err != nil {
+					return "", err
+				}
+				return run(m)
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("echo", "Repeat a text.", tools.Safe,
+		`{"type":"object","properties":{"text":{"type":"string","maxLength":12,"description":"what to repeat"}},"required":["text"]}`,
+		func(m map[string]any) (string, error) { return m["text"].(string), nil })
+	add("add", "Add two whole numbers.", tools.Safe,
+		`{"type":"object","properties":{"a":{"type":"integer","minimum":0,"maximum":99},"b":{"type":"integer","minimum":0,"maximum":99}},"required":["a","b"]}`,
+		func(m map[string]any) (string, error) {
+			b, _ := json.Marshal(m["a"].(float64) + m["b"].(float64))
+			return string(b), nil
+		})
+	add("write_note", "Write a short note to note.txt.", tools.High,
+		`{"type":"object","properties":{"text":{"type":"string","maxLength":12}},"required":["text"]}`,
+		func(m map[string]any) (string, error) {
+			return "written", os.WriteFile(filepath.Join(dir, "note.txt"), []byte(m["text"].(string)), 0o644)
+		})
+	return reg
+}
+
+// testPolicy returns a permission policy for tests.
+func testPolicy(t testing.TB, cfg permission.Config) *permission.Policy {
+	t.Helper()
+	p, err := permission.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
