@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -117,4 +118,16 @@ func lazyPart(reply string, g *inference.Grammar) string {
 		return reply
 	}
 	return ""
+}
+
+// checkAccepts reports whether g accepts text as a whole.
+func checkAccepts(g *inference.Grammar, text string) error {
+	gr, err := gbnf.Parse(g.GBNF)
+	if err != nil {
+		return err
+	}
+	if !gr.Accepts(g.Root, text) {
+		return fmt.Errorf("grammar rejects %q", text)
+	}
+	return nil
 }

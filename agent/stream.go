@@ -33,7 +33,9 @@ func (v *visibleStream) write(s string) {
 	if v.broken {
 		return
 	}
-	vis := visibleText(v.format, v.raw.String())
+	// Trailing space waits for what follows: it is dropped before markup
+	// and at the end.
+	vis := strings.TrimRight(visibleText(v.format, v.raw.String()), " \t\r\n")
 	if !strings.HasPrefix(vis, v.emitted) {
 		v.broken = true // cannot take back what was shown
 		return
