@@ -2,9 +2,181 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
 )
 
+const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
+	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]"
+
 func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
-	return errors.New("not built yet")
+	fs := newFlagSet(env, "bench", benchSynopsis)
+	modelRefs := fs.StringArrayP("model", "m", nil, "model to measure: a store name, a GGUF path or default (repeatable)")
+	data := fs.StringSlice("data", nil, "BFCL question files or directories of them, answers in possible_answer/ beside them")
+	cats := fs.StringSlice("category", nil, "categories to run (default: all present): "+strings.Join(bench.Categories(), ","))
+	modes := fs.StringSlice("grammar", []string{"on"}, "grammar modes to run: on, off or on,off")
+	toolFormat := fs.String("tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral, pythonic, or bfcl-prompt (BFCL's prompt mode)")
+	limit := fs.Int("limit", 0, "run at most N cases of each category (0: all)")
+	seed := fs.Uint32("seed", 0, "sampler seed")
+	temp := fs.Float32("temperature", 0, "sampling temperature (BFCL uses 0.001)")
+	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
+	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
+	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
+	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if len(*data) == 0 {
+		return fmt.Errorf("%w: want --data DIR|FILE (BFCL question files; `make bench-data` fetches them)", errUsage)
+	}
+	if len(*modelRefs) == 0 && len(*compare) == 0 {
+		return fmt.Errorf("%w: want -m MODEL or --compare RESULTS.json", errUsage)
+	}
+	for _, m := range *modes {
+		if m != "on" && m != "off" {
+			return fmt.Errorf("%w: --grammar: want on, off or on,off, not %q", errUsage, m)
+		}
+	}
+	switch *toolFormat {
+	case "auto", bench.FormatBFCLPrompt:
+	default:
+		if _, err := grammar.ParseFormat(*toolFormat); err != nil {
+			return fmt.Errorf("%w: --tool-format: %v", errUsage, err)
+		}
+	}
+	cases, skipped, err := bench.Load(*data, bench.LoadOptions{Categories: *cats, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	for cat, n := range skipped {
+		fmt.Fprintf(env.stderr, "skipping %d %s cases (category not supported)\n", n, cat)
+	}
+	if len(cases) == 0 {
+		return fmt.Errorf("%w: no cases in %s for the chosen categories", errUsage, strings.Join(*data, ", "))
+	}
+
+	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
+	for _, ref := range *modelRefs {
+		runs, err := benchModel(ctx, env, ref, cases, *modes, bench.AgentOptions{
+			Format:    *toolFormat,
+			Sampling:  inference.Sampling{Temperature: *temp, Seed: *seed},
+			MaxTokens: *maxTokens,
+		})
+		res.Runs = append(res.Runs, runs...)
+		if err != nil {
+			return err
+		}
+	}
+	for _, path := range *compare {
+		peer, err := bench.ReadResults(path)
+		if err != nil {
+			return err
+		}
+		runs, missing, err := bench.Rescore(peer.Runs, cases)
+		if err != nil {
+			return err
+		}
+		if missing > 0 {
+			fmt.Fprintf(env.stderr, "%s: %d cases not among the loaded cases were left out\n", path, missing)
+		}
+		res.Runs = append(res.Runs, runs...)
+	}
+
+	rows := bench.Summarize(res.Runs)
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else if err := bench.WriteTable(env.stdout, rows); err != nil {
+		return err
+	}
+	if *out != "" {
+		cmd := "offgrid " + strings.Join(append([]string{"bench"}, args...), " ")
+		if err := bench.WriteReports(*out, res, cmd); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(*out, "{results.json,report.md,report.svg}"))
+	}
+	return nil
+}
+
+// benchModel loads one model and runs the cases in each grammar mode.
+func benchModel(ctx context.Context, env *cliEnv, ref string, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
+	path, err := resolveModel(ctx, env, ref)
+	if err != nil {
+		return nil, err
+	}
+	m, err := inference.Load(path, inference.ModelOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	lctx, err := m.NewContext(inference.ContextOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer lctx.Close()
+	cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
+	name := strings.TrimSuffix(filepath.Base(path), ".gguf")
+	var runs []bench.Run
+	for _, mode := range modes {
+		o := opts
+		o.NoGrammar = mode == "off"
+		tmpl := bench.Run{Runner: "offgrid", Model: name, Grammar: mode, ToolFormat: opts.Format, Seed: opts.Sampling.Seed, Temp: opts.Sampling.Temperature}
+		bar := newProgressBar(env.stderr, fmt.Sprintf("%s grammar %s", name, mode))
+		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), bar.update)
+		bar.done()
+		runs = append(runs, run)
+		if err != nil {
+			return runs, err
+		}
+	}
+	return runs, nil
+}
+
+// progressBar draws "label [####....] 12/50 2.1 cases/s ETA 18s" on one
+// line of w.
+type progressBar struct {
+	w     io.Writer
+	label string
+	start time.Time
+	drawn bool
+}
+
+func newProgressBar(w io.Writer, label string) *progressBar {
+	return &progressBar{w: w, label: label, start: time.Now()}
+}
+
+func (p *progressBar) update(done, total int) {
+	const width = 24
+	elapsed := time.Since(p.start)
+	rate := float64(done) / elapsed.Seconds()
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
+	}
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d %.2f cases/s ETA %s ", p.label,
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, rate, eta)
+	p.drawn = true
+}
+
+func (p *progressBar) done() {
+	if p.drawn {
+		fmt.Fprintf(p.w, "in %s\n", time.Since(p.start).Round(time.Second))
+	}
 }
