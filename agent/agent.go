@@ -32,8 +32,8 @@ type Options struct {
 	// Format is the tool-call format; "" or FormatAuto detects it.
 	Format grammar.Format
 	// ToolChoice: Auto ("") lets the model answer or call; Required makes
-	// the first reply of every turn a tool call (later replies in the
-	// turn may answer); None offers no tools.
+	// the model call a tool before it may answer (replies after the first
+	// call of a turn may answer); None offers no tools.
 	ToolChoice grammar.ToolChoice
 	// Parallel allows several calls per reply.
 	Parallel bool
@@ -182,7 +182,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	for {
 		choice := a.opts.ToolChoice
-		if choice == grammar.Required && turn.Replies > 0 {
+		if choice == grammar.Required && len(turn.Calls) > 0 {
 			choice = grammar.Auto
 		}
 		comp, err := a.c.Complete(ctx, CompletionRequest{
