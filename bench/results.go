@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,6 +96,19 @@ func ReadResults(path string) (*Results, error) {
 	}
 	if res.Version != ResultsVersion {
 		return nil, fmt.Errorf("%w: %s: version %d, want %d", ErrResults, path, res.Version, ResultsVersion)
+	}
+	// Arguments come back as written, indented: compact them again (the
+	// number text, 1.0 or 1, is kept).
+	for i := range res.Runs {
+		for j := range res.Runs[i].Cases {
+			for k := range res.Runs[i].Cases[j].Calls {
+				c := &res.Runs[i].Cases[j].Calls[k]
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, c.Arguments); err == nil {
+					c.Arguments = buf.Bytes()
+				}
+			}
+		}
 	}
 	return &res, nil
 }
