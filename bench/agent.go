@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/agent"
@@ -21,6 +22,11 @@ type AgentOptions struct {
 	NoGrammar bool
 	Sampling  inference.Sampling
 	MaxTokens int
+	// MaxString and MaxItems, when set, bound string lengths and array
+	// sizes in tool schemas that leave them open, so that a model that
+	// never closes a string (a random-weight test model) still ends its
+	// call within MaxTokens. The bounds are part of the schemas shown.
+	MaxString, MaxItems int
 }
 
 // AgentComplete answers cases through the agent's prompt path, as
@@ -49,8 +55,12 @@ func AgentComplete(cp *agent.Completer, opts AgentOptions) CompleteFunc {
 }
 
 func agentRequest(c *Case, opts AgentOptions) (agent.CompletionRequest, error) {
+	tools := c.Tools
+	if opts.MaxString > 0 || opts.MaxItems > 0 {
+		tools = boundTools(tools, opts.MaxString, opts.MaxItems)
+	}
 	req := agent.CompletionRequest{
-		Tools:      c.Tools,
+		Tools:      tools,
 		ToolChoice: grammar.Auto,
 		Parallel:   strings.Contains(c.BFCLCategory, "parallel"),
 		NoGrammar:  opts.NoGrammar,
@@ -84,4 +94,41 @@ func agentRequest(c *Case, opts AgentOptions) (agent.CompletionRequest, error) {
 		req.Messages = append(req.Messages, agent.Message{Role: m.Role, Content: m.Content})
 	}
 	return req, nil
+}
+
+// boundTools returns copies of tools whose string schemas without
+// maxLength get maxString and array schemas without maxItems get maxItems.
+func boundTools(tools []grammar.Tool, maxString, maxItems int) []grammar.Tool {
+	out := make([]grammar.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = t
+		var s any
+		if err := json.Unmarshal(t.Parameters, &s); err != nil {
+			continue
+		}
+		bound(s, maxString, maxItems)
+		if b, err := json.Marshal(s); err == nil {
+			out[i].Parameters = b
+		}
+	}
+	return out
+}
+
+func bound(s any, maxString, maxItems int) {
+	switch x := s.(type) {
+	case map[string]any:
+		if x["type"] == "string" && maxString > 0 && x["maxLength"] == nil && x["enum"] == nil {
+			x["maxLength"] = maxString
+		}
+		if x["type"] == "array" && maxItems > 0 && x["maxItems"] == nil {
+			x["maxItems"] = maxItems
+		}
+		for _, v := range x {
+			bound(v, maxString, maxItems)
+		}
+	case []any:
+		for _, v := range x {
+			bound(v, maxString, maxItems)
+		}
+	}
 }
