@@ -5,7 +5,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -151,22 +150,36 @@ type questionLine struct {
 }
 
 func loadFile(path string, skipped map[string]int) ([]Case, error) {
-	lines, err := readJSONLines(path)
+	lines, document, err := readJSONLines(path)
 	if err != nil {
 		return nil, err
+	}
+	if document {
+		skipped[filepath.Base(path)]++
+		return nil, nil
 	}
 	var answers map[string]json.RawMessage
 	var cases []Case
 	for n, line := range lines {
+		var head struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return nil, fmt.Errorf("%w: %s:%d: %w", ErrData, path, n+1, err)
+		}
+		if head.ID == "" {
+			return nil, fmt.Errorf("%w: %s:%d: no id", ErrData, path, n+1)
+		}
+		bfcl, cat := Category(head.ID)
+		if cat == "" { // checked first: other categories have other shapes
+			skipped[bfcl]++
+			continue
+		}
 		var q questionLine
 		if err := json.Unmarshal(line, &q); err != nil {
 			return nil, fmt.Errorf("%w: %s:%d: %w", ErrData, path, n+1, err)
 		}
-		if q.ID == "" {
-			return nil, fmt.Errorf("%w: %s:%d: no id", ErrData, path, n+1)
-		}
-		bfcl, cat := Category(q.ID)
-		if cat == "" || len(q.Question) != 1 {
+		if len(q.Question) != 1 {
 			skipped[bfcl]++
 			continue
 		}
@@ -201,7 +214,7 @@ func loadFile(path string, skipped map[string]int) ([]Case, error) {
 
 func loadAnswers(questions string) (map[string]json.RawMessage, error) {
 	path := filepath.Join(filepath.Dir(questions), "possible_answer", filepath.Base(questions))
-	lines, err := readJSONLines(path)
+	lines, _, err := readJSONLines(path)
 	if err != nil {
 		return nil, err
 	}
@@ -219,23 +232,21 @@ func loadAnswers(questions string) (map[string]json.RawMessage, error) {
 	return out, nil
 }
 
-// readJSONLines returns the non-blank lines of a JSON-lines file.
-func readJSONLines(path string) ([][]byte, error) {
-	f, err := os.Open(path)
+// readJSONLines returns the non-blank lines of a JSON-lines file, and
+// whether the file is instead one JSON document spread over lines (as
+// BFCL's format_sensitivity index is).
+func readJSONLines(path string) (lines [][]byte, document bool, err error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("bench: data: %w", err)
+		return nil, false, fmt.Errorf("bench: data: %w", err)
 	}
-	defer f.Close()
-	var lines [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
-			lines = append(lines, bytes.Clone(b))
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			lines = append(lines, l)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrData, path, err)
+	if len(lines) > 1 && !json.Valid(lines[0]) && json.Valid(data) {
+		return nil, true, nil
 	}
-	return lines, nil
+	return lines, false, nil
 }

@@ -8,19 +8,19 @@ import (
 	"testing"
 )
 
-// bfclDir is the shared BFCL data (Apache-2.0) beside the repository.
-const bfclDir = "../../shared/bfcl"
+// sharedBFCL is the shared BFCL data (Apache-2.0) beside the repository.
+const sharedBFCL = "../../shared/bfcl"
 
 func needBFCL(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(bfclDir, "BFCL_v4_simple_python.json")); err != nil {
-		t.Skip("no BFCL data at", bfclDir)
+	if _, err := os.Stat(filepath.Join(sharedBFCL, "BFCL_v4_simple_python.json")); err != nil {
+		t.Skip("no BFCL data at", sharedBFCL)
 	}
 }
 
 func TestLoadShared(t *testing.T) {
 	needBFCL(t)
-	all, skipped, err := Load([]string{bfclDir}, LoadOptions{})
+	all, skipped, err := Load([]string{sharedBFCL}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,23 +36,23 @@ func TestLoadShared(t *testing.T) {
 		}
 	}
 
-	got, _, err := Load([]string{filepath.Join(bfclDir, "BFCL_v4_multiple.json"), bfclDir}, LoadOptions{})
+	got, _, err := Load([]string{filepath.Join(sharedBFCL, "BFCL_v4_multiple.json"), sharedBFCL}, LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "duplicate id") {
 		t.Errorf("same file twice: got %d cases, err %v", len(got), err)
 	}
 
-	some, _, err := Load([]string{bfclDir}, LoadOptions{Categories: []string{"multiple"}, Limit: 7})
+	some, _, err := Load([]string{sharedBFCL}, LoadOptions{Categories: []string{"multiple"}, Limit: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(some) != 7 || some[0].ID != "multiple_0" || some[6].Category != "multiple" {
 		t.Errorf("--category multiple --limit 7: got %d cases starting %s", len(some), some[0].ID)
 	}
-	limited, _, _ := Load([]string{bfclDir}, LoadOptions{Limit: 3})
+	limited, _, _ := Load([]string{sharedBFCL}, LoadOptions{Limit: 3})
 	if len(limited) != 6 {
 		t.Errorf("--limit 3 over two categories: got %d cases, want 6", len(limited))
 	}
-	if _, _, err := Load([]string{bfclDir}, LoadOptions{Categories: []string{"simpel"}}); err == nil {
+	if _, _, err := Load([]string{sharedBFCL}, LoadOptions{Categories: []string{"simpel"}}); err == nil {
 		t.Error("unknown category accepted")
 	}
 }
@@ -130,6 +130,10 @@ func TestLoadFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+	doc := writeData(t, "{\n \"simple_python\": [\"simple_python_1\"]\n}\n", "")
+	if cases, skipped, err := Load([]string{doc}, LoadOptions{}); err != nil || len(cases) != 0 || skipped["BFCL_test.json"] != 1 {
+		t.Errorf("a JSON document file (BFCL's format_sensitivity index): %d cases, skipped %v, err %v", len(cases), skipped, err)
 	}
 	if _, _, err := Load([]string{t.TempDir()}, LoadOptions{}); !errors.Is(err, ErrData) {
 		t.Errorf("empty dir: %v", err)

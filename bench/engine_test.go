@@ -31,7 +31,7 @@ func TestEngineGrammarOnIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lctx.Close()
-	all, _, err := Load([]string{bfclDir}, LoadOptions{})
+	all, _, err := Load([]string{sharedBFCL}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func first(acc []any, required bool) (any, bool) {
 // and scores it: all must be parse-valid, schema-valid and correct.
 func TestScoreGroundTruthThroughFormats(t *testing.T) {
 	needBFCL(t)
-	cases, _, err := Load([]string{bfclDir}, LoadOptions{})
+	cases, _, err := Load([]string{sharedBFCL}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,8 +62,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	for cat, n := range skipped {
-		fmt.Fprintf(env.stderr, "skipping %d %s cases (category not supported)\n", n, cat)
+	for _, name := range slices.Sorted(maps.Keys(skipped)) {
+		fmt.Fprintf(env.stderr, "skipping %s: %d (not a category bench scores)\n", name, skipped[name])
 	}
 	if len(cases) == 0 {
 		return fmt.Errorf("%w: no cases in %s for the chosen categories", errUsage, strings.Join(*data, ", "))
