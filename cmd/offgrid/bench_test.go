@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/models/synth"
+)
+
+const sharedBFCL = "../../../shared/bfcl"
+
+func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	store := t.TempDir()
+	env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
+		if k == "OFFGRID_MODELS" {
+			return store
+		}
+		return ""
+	}}
+	code = runMain(context.Background(), env, append([]string{"bench"}, args...))
+	return code, out.String(), errb.String()
+}
+
+func needShared(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(sharedBFCL); err != nil {
+		t.Skip("no BFCL data at", sharedBFCL)
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-m", "x"}, "want --data"},
+		{[]string{"--data", sharedBFCL}, "want -m MODEL or --compare"},
+		{[]string{"-m", "x", "--data", sharedBFCL, "--grammar", "maybe"}, "--grammar"},
+		{[]string{"-m", "x", "--data", sharedBFCL, "--tool-format", "xml"}, "--tool-format"},
+		{[]string{"-m", "x", "--data", sharedBFCL, "extra"}, "unexpected arguments"},
+		{[]string{"-m", "x", "--limit", "z"}, "invalid argument"},
+	} {
+		code, _, stderr := runBench(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	needShared(t)
+	if code, _, stderr := runBench(t, "-m", "x", "--data", sharedBFCL, "--category", "simpel"); code != 1 || !strings.Contains(stderr, "unknown category") {
+		t.Errorf("unknown category: exit %d, %s", code, stderr)
+	}
+}
+
+// TestBenchCompareOnly scores a peer's results.json with no model of our
+// own and writes the three report files.
+func TestBenchCompareOnly(t *testing.T) {
+	needShared(t)
+	dir := t.TempDir()
+	peer := filepath.Join(dir, "peer.json")
+	res := &bench.Results{Version: bench.ResultsVersion, Runs: []bench.Run{{Runner: "node-llama-cpp", Model: "m", Grammar: "on",
+		Cases: []bench.CaseResult{
+			{ID: "simple_python_1", Calls: []bench.Call{{Name: "math.factorial", Arguments: json.RawMessage(`{"number":5}`)}}, LatencySeconds: 1},
+			{ID: "simple_python_2", Raw: "I don't know", LatencySeconds: 1},
+		}}}}
+	if err := bench.WriteResults(peer, res); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBench(t, "--data", sharedBFCL, "--category", "simple", "--limit", "5", "--compare", peer, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "node-llama-cpp") || !strings.Contains(stdout, "50.0%") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	back, err := bench.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Runs[0].Cases; len(c) != 2 || !c[0].Verdict.Valid || c[1].ParseValid {
+		t.Errorf("rescored cases %+v", c)
+	}
+	for _, f := range []string{"report.md", "report.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	code, stdout, _ = runBench(t, "--data", sharedBFCL, "--category", "simple", "--limit", "5", "--compare", peer, "--json")
+	var rows []bench.Row
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Cases != 2 {
+		t.Errorf("--json: exit %d, %s", code, stdout)
+	}
+}
+
+// TestBenchTinyModel runs two cases per grammar mode on the tiny model.
+func TestBenchTinyModel(t *testing.T) {
+	needShared(t)
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runBench(t, "-m", model, "--data", sharedBFCL, "--category", "multiple", "--limit", "2",
+		"--grammar", "on,off", "--max-tokens", "48", "--tool-format", "bfcl-prompt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], "tiny") || !strings.Contains(lines[2], "off") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "tiny grammar on [") || !strings.Contains(stderr, "2/2") {
+		t.Errorf("no progress bar on stderr: %q", stderr)
+	}
+}
