@@ -2,9 +2,121 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/models/bundle"
 )
 
+const bundleSynopsis = `bundle -m MODEL -o OUT [--compress zstd|none] [--level N]
+       offgrid bundle --inspect FILE [--verify] [--json]
+
+Write OUT: this offgrid executable with MODEL appended, so OUT runs
+anywhere with no model store; there, the default model is the bundled one.
+It is unpacked into $XDG_CACHE_HOME/offgrid/bundled on first use.`
+
 func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
-	return errors.New("not built yet")
+	fs := newFlagSet(env, "bundle", bundleSynopsis)
+	model := fs.StringP("model", "m", "default", "model to bundle: a store name, a GGUF path or default")
+	out := fs.StringP("output", "o", "", "the executable to write")
+	comp := fs.String("compress", "zstd", "payload compression: zstd or none")
+	level := fs.Int("level", 3, "zstd level, 1 (fastest) to 22 (smallest)")
+	inspect := fs.String("inspect", "", "print what the bundle FILE carries instead of writing one")
+	verify := fs.Bool("verify", false, "with --inspect: decompress the payload and check its SHA-256")
+	asJSON := fs.Bool("json", false, "with --inspect: print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *inspect != "" {
+		if *out != "" {
+			return fmt.Errorf("%w: --inspect and -o do not go together", errUsage)
+		}
+		return inspectBundle(ctx, env, *inspect, *verify, *asJSON)
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: want -o OUT (or --inspect FILE)", errUsage)
+	}
+	if *verify || *asJSON {
+		return fmt.Errorf("%w: --verify and --json go with --inspect", errUsage)
+	}
+	c, err := bundle.ParseCompression(*comp)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *level < 1 || *level > 22 {
+		return fmt.Errorf("%w: --level %d is not in 1..22", errUsage, *level)
+	}
+	ref, err := lookupModel(ctx, env, *model)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find this executable to copy: %w", err)
+	}
+	bar := newByteBar(env.stderr, "bundle "+ref.name)
+	start := time.Now()
+	info, err := bundle.Write(ctx, *out, exe, ref.path, bundle.Options{
+		Name: ref.name, Compression: c, Level: *level, SHA256: ref.sha256, Progress: bar.update,
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(env.stdout, "%s: offgrid %s + %s %s as %s %s (%.1f%%) = %s, in %s (%.0f MB/s)\n",
+		*out, humanBytes(info.Offset), info.Name, humanBytes(info.Size), info.Compression, humanBytes(info.Length),
+		100*float64(info.Length)/float64(max(info.Size, 1)), humanBytes(info.FileSize()),
+		took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
+	return nil
+}
+
+// bundleReport is what `offgrid bundle --inspect --json` prints.
+type bundleReport struct {
+	File string `json:"file"`
+	bundle.Info
+	Verified bool `json:"verified,omitempty"`
+}
+
+func inspectBundle(ctx context.Context, env *cliEnv, path string, verify, asJSON bool) error {
+	info, err := bundle.Read(path)
+	if errors.Is(err, bundle.ErrNotBundle) {
+		return fmt.Errorf("%s carries no model: %w", path, err)
+	}
+	if err != nil {
+		return err
+	}
+	var took time.Duration
+	if verify {
+		start := time.Now()
+		if err := bundle.Verify(ctx, path, info); err != nil {
+			return err
+		}
+		took = time.Since(start)
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(bundleReport{File: path, Info: info, Verified: verify})
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "file\t%s (%s)\n", path, humanBytes(info.FileSize()))
+	fmt.Fprintf(tw, "executable\t%s\n", humanBytes(info.Offset))
+	fmt.Fprintf(tw, "model\t%s\n", info.Name)
+	fmt.Fprintf(tw, "model size\t%s (%d bytes)\n", humanBytes(info.Size), info.Size)
+	fmt.Fprintf(tw, "sha256\t%s\n", info.SHA256)
+	fmt.Fprintf(tw, "payload\t%s, %s (%.1f%% of the model) at offset %d\n", info.Compression, humanBytes(info.Length),
+		100*float64(info.Length)/float64(max(info.Size, 1)), info.Offset)
+	fmt.Fprintf(tw, "format\tversion %d\n", info.Version)
+	if verify {
+		fmt.Fprintf(tw, "verified\tSHA-256 matches (%s, %.0f MB/s)\n", took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
+	}
+	return tw.Flush()
 }

@@ -2,21 +2,289 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/models"
+	"github.com/offgrid-ai/offgrid/models/bundle"
 )
+
+const modelsSubcommands = "ls, pull, show, verify, rm, default, synth, fetch-default"
 
 func cmdModels(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: want a subcommand: show, synth, fetch-default", errUsage)
+		return fmt.Errorf("%w: want a subcommand: %s", errUsage, modelsSubcommands)
 	}
-	switch args[0] {
-	case "show":
-		return cmdModelsShow(ctx, env, args[1:])
-	case "synth":
-		return cmdModelsSynth(ctx, env, args[1:])
-	case "fetch-default":
-		return cmdModelsFetchDefault(ctx, env, args[1:])
+	sub := map[string]func(context.Context, *cliEnv, []string) error{
+		"ls":            cmdModelsList,
+		"list":          cmdModelsList,
+		"pull":          cmdModelsPull,
+		"show":          cmdModelsShow,
+		"verify":        cmdModelsVerify,
+		"rm":            cmdModelsRemove,
+		"default":       cmdModelsDefault,
+		"synth":         cmdModelsSynth,
+		"fetch-default": cmdModelsFetchDefault,
 	}
-	return errors.New("not built yet")
+	run, ok := sub[args[0]]
+	if !ok {
+		return fmt.Errorf("%w: unknown subcommand %q (want %s)", errUsage, args[0], modelsSubcommands)
+	}
+	return run(ctx, env, args[1:])
+}
+
+// modelEntry is one row of `offgrid models ls`.
+type modelEntry struct {
+	models.Manifest
+	Path    string `json:"path"`
+	Default bool   `json:"default"`
+	Bundled bool   `json:"bundled,omitempty"` // carried by this executable, not in the store
+}
+
+func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "models ls", "models ls [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	st, err := openStore(env)
+	if err != nil {
+		return err
+	}
+	list, err := st.List()
+	if err != nil {
+		return err
+	}
+	exe, info, err := selfBundle()
+	if err != nil {
+		return err
+	}
+	def, _ := st.Default()
+	entries := []modelEntry{}
+	if exe != "" {
+		dir, err := bundledDir(env)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, modelEntry{
+			Manifest: models.Manifest{Name: info.Name, SHA256: info.SHA256, Size: info.Size, Source: exe},
+			Path:     bundle.CachePath(dir, info), Default: true, Bundled: true,
+		})
+	}
+	for _, m := range list {
+		entries = append(entries, modelEntry{Manifest: m, Path: st.Path(m.Name), Default: exe == "" && m.Name == def.Name})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(entries)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(env.stderr, "no models in %s; run 'make model' or 'offgrid models pull URL'\n", st.Dir())
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSIZE\tSHA256\tADDED\tSOURCE")
+	for _, e := range entries {
+		name, added := e.Name, "bundled"
+		if e.Default {
+			name += " *"
+		}
+		if !e.Bundled {
+			added = e.Added.Local().Format(time.DateOnly)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, humanBytes(e.Size), e.SHA256[:min(12, len(e.SHA256))], added, e.Source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stdout, "* default")
+	return nil
+}
+
+func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "models pull", "models pull URL [--name N] [--sha256 H]")
+	name := fs.String("name", "", "store name (default: from the URL's file name)")
+	sum := fs.String("sha256", "", "expected SHA-256 of the GGUF (after decompression for .zst)")
+	retries := fs.Int("retries", 3, "times to resume an interrupted download before giving up")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one URL or file path", errUsage)
+	}
+	st, err := openStore(env)
+	if err != nil {
+		return err
+	}
+	url := fs.Arg(0)
+	label := *name
+	if label == "" {
+		label = models.NameFromURL(url)
+	}
+	bar := newByteBar(env.stderr, "pull "+label)
+	m, err := st.Pull(ctx, url, models.PullOptions{Name: *name, SHA256: *sum, Retries: *retries, Progress: bar.update})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s\t%s\t%s\tsha256 %s\n", m.Name, st.Path(m.Name), humanBytes(m.Size), m.SHA256)
+	return nil
+}
+
+func cmdModelsVerify(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "models verify", "models verify NAME|default")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one model name", errUsage)
+	}
+	name := fs.Arg(0)
+	if name == models.DefaultRef {
+		exe, info, err := selfBundle()
+		if err != nil {
+			return err
+		}
+		if exe != "" {
+			if err := bundle.Verify(ctx, exe, info); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "%s (bundled in %s): ok, sha256 %s\n", info.Name, exe, info.SHA256)
+			return nil
+		}
+	}
+	st, err := openStore(env)
+	if err != nil {
+		return err
+	}
+	if name == models.DefaultRef {
+		m, err := st.Default()
+		if err != nil {
+			return err
+		}
+		name = m.Name
+	}
+	m, err := st.Verify(ctx, name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s: ok, %s, sha256 %s\n", m.Name, humanBytes(m.Size), m.SHA256)
+	return nil
+}
+
+func cmdModelsRemove(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "models rm", "models rm NAME...")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: want a model name", errUsage)
+	}
+	st, err := openStore(env)
+	if err != nil {
+		return err
+	}
+	for _, name := range fs.Args() {
+		if err := st.Remove(name); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "removed %s\n", name)
+	}
+	return nil
+}
+
+func cmdModelsDefault(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "models default", "models default [NAME]")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	st, err := openStore(env)
+	if err != nil {
+		return err
+	}
+	switch fs.NArg() {
+	case 0:
+		exe, info, err := selfBundle()
+		if err != nil {
+			return err
+		}
+		if exe != "" {
+			fmt.Fprintf(env.stdout, "%s (bundled in %s)\n", info.Name, exe)
+			return nil
+		}
+		m, err := st.Default()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(env.stdout, m.Name)
+		return nil
+	case 1:
+		if err := st.SetDefault(fs.Arg(0)); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "default: %s\n", fs.Arg(0))
+		if exe, info, _ := selfBundle(); exe != "" {
+			fmt.Fprintf(env.stderr, "note: this executable carries %s, which stays its default\n", info.Name)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: want at most one model name", errUsage)
+}
+
+// byteBar draws "label [####....] 12.0/241.4 MiB 35.2 MB/s ETA 6s" on one
+// line of w, at most ten times a second.
+type byteBar struct {
+	w     io.Writer
+	label string
+	start time.Time
+	last  time.Time
+	drawn bool
+	n     int64
+	total int64
+}
+
+func newByteBar(w io.Writer, label string) *byteBar {
+	return &byteBar{w: w, label: label, start: time.Now()}
+}
+
+func (b *byteBar) update(done, total int64) {
+	b.n, b.total = done, total
+	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond || (total > 0 && done == total) {
+		b.last = now
+		b.draw()
+	}
+}
+
+func (b *byteBar) draw() {
+	const width = 24
+	elapsed := time.Since(b.start).Seconds()
+	rate := float64(b.n) / max(elapsed, 1e-3)
+	if b.total <= 0 {
+		fmt.Fprintf(b.w, "\r%s %s %.1f MB/s ", b.label, humanBytes(b.n), rate/1e6)
+	} else {
+		filled := int(width * min(b.n, b.total) / b.total)
+		eta := "?"
+		if rate > 0 {
+			eta = (time.Duration(float64(b.total-b.n)/rate) * time.Second).Round(time.Second).String()
+		}
+		fmt.Fprintf(b.w, "\r%s [%s%s] %s/%s %.1f MB/s ETA %s ", b.label, strings.Repeat("#", filled),
+			strings.Repeat(".", width-filled), humanBytes(b.n), humanBytes(b.total), rate/1e6, eta)
+	}
+	b.drawn = true
+}
+
+// done ends the bar's line, if one was drawn.
+func (b *byteBar) done() {
+	if b.drawn {
+		b.draw()
+		fmt.Fprintf(b.w, "in %s\n", time.Since(b.start).Round(100*time.Millisecond))
+	}
 }
