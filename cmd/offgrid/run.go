@@ -1,10 +1,315 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
 )
 
+const runSynopsis = `run [-m MODEL] [-p PROMPT] [--root DIR] [flags]
+
+Chat with a model that can call tools in DIR (default: the current
+directory). Without -p it is interactive: Ctrl-C stops the current reply,
+Ctrl-D exits. With -p it answers once and exits.`
+
+// runFlags are the flags of offgrid run.
+type runFlags struct {
+	model, prompt, root, system string
+	ctxSize, threads, gpuLayers int
+	temp, topP, minP            float32
+	topK                        int
+	seed                        int64
+	maxTokens                   int
+	toolChoice, toolFormat      string
+	parallel, noGrammar, asJSON bool
+	maxIterations, maxToolCalls int
+	perm                        *permFlags
+}
+
+// llamaAliases rewrites llama.cpp's multi-letter single-dash flags, which
+// pflag cannot express, to their long names.
+func llamaAliases(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case a == "-ngl":
+			a = "--gpu-layers"
+		case strings.HasPrefix(a, "-ngl="):
+			a = "--gpu-layers=" + strings.TrimPrefix(a, "-ngl=")
+		}
+		out[i] = a
+	}
+	return out
+}
+
 func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
-	return errors.New("not built yet")
+	return runCommand(ctx, env, args, nil)
+}
+
+// runCommand is cmdRun with the source of Ctrl-C (interrupts) injectable
+// for tests; nil means the process's SIGINT.
+func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-chan os.Signal) error {
+	fs := newFlagSet(env, "run", runSynopsis)
+	var f runFlags
+	d := inference.DefaultSampling()
+	fs.StringVarP(&f.model, "model", "m", "", "model: a store name, a GGUF path, or empty for the default model")
+	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
+	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
+	fs.StringVar(&f.system, "system", "", "system prompt")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 4096, "context window in tokens (0: the model's, capped at 4096)")
+	fs.IntVarP(&f.threads, "threads", "t", 0, "CPU threads (0: one per physical core)")
+	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
+	fs.Float32Var(&f.temp, "temp", d.Temperature, "sampling temperature (0: greedy)")
+	fs.IntVar(&f.topK, "top-k", d.TopK, "top-k sampling (0: off)")
+	fs.Float32Var(&f.topP, "top-p", d.TopP, "top-p sampling (1: off)")
+	fs.Float32Var(&f.minP, "min-p", d.MinP, "min-p sampling (0: off)")
+	fs.Int64Var(&f.seed, "seed", -1, "sampling seed (-1: random)")
+	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
+	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto (text or calls), required (call a tool first) or none (no tools)")
+	fs.StringVar(&f.toolFormat, "tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral or pythonic")
+	fs.BoolVar(&f.parallel, "parallel", false, "allow several tool calls in one reply")
+	fs.IntVar(&f.maxIterations, "max-iterations", 10, "rounds of tool calls per message")
+	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 15, "tool calls per reply")
+	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
+	f.perm = addPermFlags(fs)
+	if err := parseFlags(fs, llamaAliases(args)); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (quote the prompt and pass it with -p)", errUsage, fs.Arg(0))
+	}
+	opts, err := f.agentOptions()
+	if err != nil {
+		return err
+	}
+
+	reg, err := builtinTools(f.root)
+	if err != nil {
+		return err
+	}
+	pol, prompter, err := f.perm.policy(env, reg)
+	if err != nil {
+		return err
+	}
+	path, err := resolveModel(ctx, env, f.model)
+	if err != nil {
+		return err
+	}
+	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	mc, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, Threads: f.threads})
+	if err != nil {
+		return err
+	}
+	defer mc.Close()
+	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), reg, pol, prompter, opts)
+	if err != nil {
+		return err
+	}
+
+	out := &eventPrinter{out: env.stdout, errw: env.stderr, json: f.asJSON}
+	if f.prompt != "" {
+		_, err := ag.Send(ctx, f.prompt, out.event)
+		out.endLine()
+		if errors.Is(err, agent.ErrInterrupted) {
+			return ctx.Err()
+		}
+		return err
+	}
+	if !f.asJSON {
+		root, _ := filepath.Abs(cmp.Or(f.root, "."))
+		fmt.Fprintf(env.stderr, "offgrid: %s; tools work in %s; %s tool calls. Ctrl-C stops a reply, Ctrl-D exits.\n",
+			modelName(m, path), root, ag.Format())
+	}
+	return repl(ctx, env, ag, out, interrupts)
+}
+
+func modelName(m *inference.Model, path string) string {
+	if n, ok := m.Meta("general.name"); ok && n != "" {
+		return n
+	}
+	return path
+}
+
+// agentOptions turns the flags into agent options.
+func (f *runFlags) agentOptions() (agent.Options, error) {
+	var o agent.Options
+	choice, err := grammar.ParseToolChoice(f.toolChoice)
+	if err != nil {
+		return o, fmt.Errorf("%w: --tool-choice: %v", errUsage, err)
+	}
+	format, err := agent.ParseFormat(f.toolFormat)
+	if err != nil {
+		return o, fmt.Errorf("%w: --tool-format: %v", errUsage, err)
+	}
+	if f.maxIterations < 1 || f.maxToolCalls < 1 {
+		return o, fmt.Errorf("%w: --max-iterations and --max-tool-calls must be at least 1", errUsage)
+	}
+	seed := uint32(f.seed)
+	if f.seed < 0 {
+		seed = rand.Uint32()
+	}
+	return agent.Options{
+		System: f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
+		Sampling: inference.Sampling{Temperature: f.temp, TopK: f.topK, TopP: f.topP, MinP: f.minP,
+			RepeatPenalty: 1, RepeatLastN: 64, Seed: seed},
+		MaxTokens: f.maxTokens,
+		Limits:    agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
+	}, nil
+}
+
+// repl reads messages line by line until end of input. An interrupt
+// cancels the reply in progress (the history stays); at the prompt it
+// only reminds how to exit.
+func repl(ctx context.Context, env *cliEnv, ag *agent.Agent, out *eventPrinter, interrupts <-chan os.Signal) error {
+	if interrupts == nil {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt)
+		defer signal.Stop(ch)
+		interrupts = ch
+	}
+	// The process-wide context ends at the first Ctrl-C; here Ctrl-C only
+	// ends a reply.
+	base := context.WithoutCancel(ctx)
+	var mu sync.Mutex
+	var cancel context.CancelFunc
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-interrupts:
+				mu.Lock()
+				if cancel != nil {
+					cancel()
+				} else if !out.json {
+					fmt.Fprint(env.stderr, "\n(Ctrl-D exits)\n> ")
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	in := bufio.NewReader(env.stdin)
+	for {
+		if !out.json {
+			fmt.Fprint(env.stdout, "> ")
+		}
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			if !out.json {
+				fmt.Fprintln(env.stdout)
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		line = strings.TrimSpace(line)
+		switch line {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return nil
+		}
+		tctx, c := context.WithCancel(base)
+		mu.Lock()
+		cancel = c
+		mu.Unlock()
+		_, err = ag.Send(tctx, line, out.event)
+		mu.Lock()
+		cancel = nil
+		mu.Unlock()
+		c()
+		out.endLine()
+		if err != nil && !errors.Is(err, agent.ErrInterrupted) && !out.json {
+			fmt.Fprintf(env.stderr, "offgrid: %v\n", err)
+		}
+	}
+}
+
+// eventPrinter shows a turn's events: streamed text, each call and its
+// result; or, with json, one JSON object per event.
+type eventPrinter struct {
+	out, errw io.Writer
+	json      bool
+	midLine   bool // the last text written did not end a line
+	streamed  bool // text was streamed since the last tool result
+}
+
+func (p *eventPrinter) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+}
+
+func (p *eventPrinter) write(s string) {
+	if s == "" {
+		return
+	}
+	fmt.Fprint(p.out, s)
+	p.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (p *eventPrinter) event(e agent.Event) {
+	if p.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			b, _ = json.Marshal(agent.Event{Type: agent.EventError, Text: err.Error()})
+		}
+		p.out.Write(append(b, '\n'))
+		return
+	}
+	switch e.Type {
+	case agent.EventToken:
+		p.write(e.Text)
+		p.streamed = true
+	case agent.EventToolCall:
+		p.endLine()
+		fmt.Fprintf(p.out, "→ %s %s\n", e.Tool, e.Arguments)
+	case agent.EventToolResult:
+		r := e.Record
+		fmt.Fprintf(p.out, "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())
+		p.streamed = false
+	case agent.EventFinal:
+		if !p.streamed {
+			p.endLine()
+			p.write(e.Text)
+		}
+		p.endLine()
+		p.streamed = false
+	case agent.EventError:
+		p.endLine()
+		switch {
+		case e.Code == agent.ToolRetriesExhausted || e.Code == agent.ToolLoopLimitReached:
+			// The final message says it.
+		case e.Code != 0:
+			fmt.Fprintf(p.errw, "offgrid: %s (%d): %s\n", e.Code, int(e.Code), e.Text)
+		case e.Text == "interrupted":
+			fmt.Fprintln(p.errw, "(interrupted)")
+		}
+	case agent.EventWarning:
+		p.endLine()
+		fmt.Fprintf(p.errw, "warning: %s\n", e.Text)
+	}
 }
