@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// modelsCLI runs `offgrid models ARGS` in-process against the store in dir.
+func modelsCLI(t *testing.T, dir string, args ...string) cliRun {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
+		switch k {
+		case "OFFGRID_MODELS":
+			return dir
+		case "HOME":
+			return filepath.Dir(dir)
+		}
+		return ""
+	}}
+	code := runMain(t.Context(), env, append([]string{"models"}, args...))
+	return cliRun{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// modelServer serves the tiny model at /tiny.gguf.
+func modelServer(t *testing.T) (url string, sum string) {
+	t.Helper()
+	b, err := os.ReadFile(synthFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/tiny.gguf":
+			http.ServeContent(w, r, "tiny.gguf", time.Time{}, bytes.NewReader(b))
+		case "/page.gguf":
+			w.Write([]byte("<html>not a model</html>"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, hex.EncodeToString(h[:])
+}
+
+func TestModelsCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	url, sum := modelServer(t)
+
+	// An empty store lists nothing and says how to get a model.
+	r := modelsCLI(t, dir, "ls")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "offgrid models pull URL") {
+		t.Errorf("ls on an empty store: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "ls", "--json"); r.code != 0 || r.stdout != "[]\n" {
+		t.Errorf("ls --json on an empty store: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "default"); r.code != 1 || !strings.Contains(r.stderr, "no default model") {
+		t.Errorf("default on an empty store: %+v", r)
+	}
+
+	// Pull with a progress bar; the first model becomes the default.
+	r = modelsCLI(t, dir, "pull", url+"/tiny.gguf", "--sha256", sum)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "tiny\t"+filepath.Join(dir, "tiny.gguf")) || !strings.Contains(r.stdout, sum) {
+		t.Fatalf("pull: %+v", r)
+	}
+	if !strings.Contains(r.stderr, "pull tiny [########################]") {
+		t.Errorf("pull drew no full progress bar: %q", r.stderr)
+	}
+	r = modelsCLI(t, dir, "pull", url+"/tiny.gguf", "--name", "second")
+	if r.code != 0 {
+		t.Fatalf("pull --name: %+v", r)
+	}
+
+	r = modelsCLI(t, dir, "ls")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "NAME") ||
+		!strings.HasPrefix(lines[1], "second ") || !strings.HasPrefix(lines[2], "tiny *") || lines[3] != "* default" {
+		t.Errorf("ls:\n%s", r.stdout)
+	}
+	var entries []modelEntry
+	r = modelsCLI(t, dir, "ls", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil || len(entries) != 2 {
+		t.Fatalf("ls --json: %v\n%s", err, r.stdout)
+	}
+	if e := entries[1]; e.Name != "tiny" || !e.Default || e.SHA256 != sum || e.Path != filepath.Join(dir, "tiny.gguf") || e.Source != url+"/tiny.gguf" {
+		t.Errorf("ls --json entry %+v", e)
+	}
+
+	if r := modelsCLI(t, dir, "default", "second"); r.code != 0 || r.stdout != "default: second\n" {
+		t.Errorf("default second: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "default"); r.stdout != "second\n" {
+		t.Errorf("default: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "verify", "default"); r.code != 0 || !strings.HasPrefix(r.stdout, "second: ok") {
+		t.Errorf("verify default: %+v", r)
+	}
+
+	// A changed byte fails verify.
+	p := filepath.Join(dir, "tiny.gguf")
+	b, _ := os.ReadFile(p)
+	b[len(b)-1] ^= 1
+	os.WriteFile(p, b, 0o644)
+	if r := modelsCLI(t, dir, "verify", "tiny"); r.code != 1 || !strings.Contains(r.stderr, "SHA-256 mismatch") {
+		t.Errorf("verify of a changed model: %+v", r)
+	}
+
+	// rm takes the default with it.
+	if r := modelsCLI(t, dir, "rm", "second"); r.code != 0 || r.stdout != "removed second\n" {
+		t.Errorf("rm: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "default"); r.code != 1 {
+		t.Errorf("default after removing it: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "rm", "second"); r.code != 1 || !strings.Contains(r.stderr, "model not found") {
+		t.Errorf("rm twice: %+v", r)
+	}
+	if r := modelsCLI(t, dir, "default", "nope"); r.code != 1 || !strings.Contains(r.stderr, "model not found") {
+		t.Errorf("default of a missing model: %+v", r)
+	}
+}
+
+func TestModelsPullErrors(t *testing.T) {
+	url, _ := modelServer(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong sha256", []string{url + "/tiny.gguf", "--sha256", strings.Repeat("0", 64)}, "SHA-256 mismatch"},
+		{"bad sha256", []string{url + "/tiny.gguf", "--sha256", "xyz"}, "not 64 hex digits"},
+		{"not found", []string{url + "/missing.gguf"}, "404"},
+		{"not gguf", []string{url + "/page.gguf"}, "not a GGUF file"},
+		{"bad name", []string{url + "/tiny.gguf", "--name", "default"}, "reserved"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "models")
+			r := modelsCLI(t, dir, append([]string{"pull", "--retries", "0"}, tc.args...)...)
+			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, %q; want 1 and %q", r.code, r.stderr, tc.want)
+			}
+			if r := modelsCLI(t, dir, "ls", "--json"); r.stdout != "[]\n" {
+				t.Errorf("store after a failed pull: %s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestModelsUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{},
+		{"frob"},
+		{"ls", "x"},
+		{"pull"},
+		{"pull", "a", "b"},
+		{"verify"},
+		{"rm"},
+		{"default", "a", "b"},
+	} {
+		if r := modelsCLI(t, dir, args...); r.code != 2 {
+			t.Errorf("models %v: exit %d, %q; want 2", args, r.code, r.stderr)
+		}
+	}
+}
+
+// The default model of a plain executable is the store's.
+func TestResolveDefaultFromStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	url, sum := modelServer(t)
+	if r := modelsCLI(t, dir, "pull", url+"/tiny.gguf"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string {
+		if k == "OFFGRID_MODELS" {
+			return dir
+		}
+		return ""
+	}}
+	for _, ref := range []string{"", "default", "tiny"} {
+		m, err := lookupModel(t.Context(), env, ref)
+		if err != nil || m.path != filepath.Join(dir, "tiny.gguf") || m.name != "tiny" || m.sha256 != sum || m.bundle != "" {
+			t.Errorf("lookupModel(%q) = %+v, %v", ref, m, err)
+		}
+	}
+	m, err := lookupModel(t.Context(), env, filepath.Join(dir, "tiny.gguf"))
+	if err != nil || m.name != "tiny" || m.sha256 != "" {
+		t.Errorf("lookupModel(path) = %+v, %v", m, err)
+	}
+}
