@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/models/synth"
+)
+
+// runEnv is an environment for `offgrid run` tests: a private config
+// directory (no remembered permissions), the real model store, no
+// terminal.
+func runEnv(t *testing.T, stdin string, stdout *bytes.Buffer) (*cliEnv, *bytes.Buffer) {
+	t.Helper()
+	config := t.TempDir()
+	var errb bytes.Buffer
+	return &cliEnv{stdin: strings.NewReader(stdin), stdout: stdout, stderr: &errb, getenv: func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return config
+		}
+		return os.Getenv(k)
+	}}, &errb
+}
+
+func tinyModel(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(path, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		has  string
+	}{
+		{[]string{"--tool-choice", "sometimes"}, 2, "--tool-choice"},
+		{[]string{"--tool-format", "xml"}, 2, "--tool-format"},
+		{[]string{"hello"}, 2, "unexpected argument"},
+		{[]string{"--max-iterations", "0"}, 2, "--max-iterations"},
+		{[]string{"--allow", "no_such_tool"}, 2, "no such tool"},
+		{[]string{"--root", "/no/such/dir", "-p", "x"}, 1, "sandbox root"},
+		{[]string{"-m", "/no/such/model.gguf", "-p", "x"}, 1, "model.gguf"},
+		{[]string{"-h"}, 0, "-ngl"},
+	} {
+		env, errb := runEnv(t, "", &bytes.Buffer{})
+		if code := runMain(t.Context(), env, append([]string{"run"}, tc.args...)); code != tc.code || !strings.Contains(errb.String(), tc.has) {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", tc.args, code, tc.code, errb.String())
+		}
+	}
+	got := llamaAliases([]string{"-ngl", "99", "-ngl=-1", "-n", "5"})
+	if want := []string{"--gpu-layers", "99", "--gpu-layers=-1", "-n", "5"}; !slices.Equal(got, want) {
+		t.Errorf("aliases %v", got)
+	}
+}
+
+// TestRunJSON runs a one-shot prompt on the tiny model: every stdout line
+// is one JSON event, calls come with their results, the last is final.
+func TestRunJSON(t *testing.T) {
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	code := runMain(t.Context(), env, []string{"run", "-m", tinyModel(t), "--root", root, "-p", "Use a tool.", "--json",
+		"--tool-choice", "required", "--seed", "3", "-n", "128", "-t", "1", "-c", "8192", "--max-iterations", "1"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var types []agent.EventType
+	var calls, results int
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, line := range lines {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+		}
+		types = append(types, e.Type)
+		switch e.Type {
+		case agent.EventToolCall:
+			calls++
+			if e.ID == "" || e.Tool == "" || !json.Valid(e.Arguments) {
+				t.Errorf("tool_call %s", line)
+			}
+		case agent.EventToolResult:
+			results++
+			if e.Record == nil || e.Record.Name != e.Tool {
+				t.Errorf("tool_result %s", line)
+			}
+		}
+	}
+	if calls == 0 || calls != results || types[len(types)-1] != agent.EventFinal || !slices.Contains(types, agent.EventStats) {
+		t.Fatalf("events %v", types)
+	}
+}
+
+// interruptingWriter raises an interrupt at the first write after the
+// first prompt, and returns only once the REPL has acted on it.
+type interruptingWriter struct {
+	bytes.Buffer
+	mu   sync.Mutex
+	sigs chan os.Signal
+	done bool
+}
+
+func (w *interruptingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fire := !w.done && strings.Count(w.String(), "> ") == 1 && string(p) != "> "
+	n, err := w.Buffer.Write(p)
+	if fire {
+		w.done = true
+		// The second send completes only after the REPL has handled the
+		// first, so the reply is cancelled before this write returns.
+		w.sigs <- os.Interrupt
+		w.sigs <- os.Interrupt
+	}
+	return n, err
+}
+
+func TestRunREPLInterrupt(t *testing.T) {
+	w := &interruptingWriter{sigs: make(chan os.Signal)}
+	config := t.TempDir()
+	var errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader("Write a long story.\nAgain.\n"), stdout: w, stderr: &errb, getenv: func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return config
+		}
+		return os.Getenv(k)
+	}}
+	err := runCommand(t.Context(), env, []string{"-m", tinyModel(t), "--root", t.TempDir(), "--seed", "1", "-n", "48", "-t", "1", "-c", "8192"}, w.sigs)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "(interrupted)") {
+		t.Fatalf("no interruption reported; stderr:\n%s", errb.String())
+	}
+	// Two messages, two prompts back, and a clean exit at end of input.
+	if n := strings.Count(w.String(), "> "); n < 3 {
+		t.Fatalf("%d prompts; stdout:\n%s", n, w.String())
+	}
+}
+
+// TestRunDefaultModel is the acceptance run of the default model:
+// `offgrid run -p "List the files in this directory." --yes --json` in a
+// directory with known files must call ls and end with a final message
+// that names one of the files.
+func TestRunDefaultModel(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{"notes.txt", "main.go", "README.md"}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	if _, err := resolveModel(context.Background(), env, ""); err != nil {
+		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
+	}
+	code := runMain(t.Context(), env, []string{"run", "-p", "List the files in this directory.", "--yes", "--json"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var calledLs bool
+	var final string
+	var trace []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+		}
+		switch e.Type {
+		case agent.EventToolCall:
+			calledLs = calledLs || e.Tool == "ls"
+			trace = append(trace, "call "+e.Tool+" "+string(e.Arguments))
+		case agent.EventFinal:
+			final = e.Text
+			trace = append(trace, "final "+e.Text)
+		}
+	}
+	mentions := slices.ContainsFunc(files, func(f string) bool { return strings.Contains(final, f) })
+	if !calledLs || !mentions {
+		t.Fatalf("want an ls call and a final message naming a file; got:\n%s", strings.Join(trace, "\n"))
+	}
+}
