@@ -17,7 +17,7 @@ import (
 )
 
 // testExe returns a copy of the running test binary, a real executable.
-func testExe(t *testing.T) (path string, size int64) {
+func testExe(t testing.TB) (path string, size int64) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -46,7 +46,7 @@ func synthModel(t *testing.T) string {
 
 // bigModel writes n bytes that start like GGUF and compress somewhat, so
 // the payload spans several zstd frames.
-func bigModel(t *testing.T, n int) string {
+func bigModel(t testing.TB, n int) string {
 	t.Helper()
 	b := make([]byte, n)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -389,6 +389,47 @@ func TestParseCompression(t *testing.T) {
 		got, err := ParseCompression(tc.in)
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("ParseCompression(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+// benchBundle writes a bundle of a 64 MiB model that compresses to about
+// half, like text, and returns it with its trailer.
+func benchBundle(b *testing.B, c Compression) (string, Info) {
+	b.Helper()
+	exe, _ := testExe(b)
+	model := bigModel(b, 64<<20)
+	out := filepath.Join(b.TempDir(), "agent")
+	info, err := Write(context.Background(), out, exe, model, Options{Name: "m", Compression: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out, info
+}
+
+func BenchmarkExtract(b *testing.B) {
+	for _, c := range []Compression{Zstd, None} {
+		b.Run(c.String(), func(b *testing.B) {
+			out, info := benchBundle(b, c)
+			b.SetBytes(info.Size)
+			for b.Loop() {
+				if _, err := Extract(context.Background(), out, info, b.TempDir()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkCached(b *testing.B) {
+	out, info := benchBundle(b, Zstd)
+	dir := b.TempDir()
+	if _, err := Extract(context.Background(), out, info, dir); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if !Cached(dir, info) {
+			b.Fatal("not cached")
 		}
 	}
 }
