@@ -359,7 +359,7 @@ func TestAgentGenericFormat(t *testing.T) {
 		t.Fatalf("streamed %q", got)
 	}
 	p0, p1 := h.eng.prompts[0], h.eng.prompts[1]
-	if !strings.HasPrefix(p0, "<bos><start_of_turn>user\nBe brief.\n\nYou have access to these tools") ||
+	if !strings.HasPrefix(p0, "<bos><start_of_turn>user\nBe brief.\n\nYou can use these tools:\n- echo(text: string)") ||
 		!strings.HasSuffix(p0, "What is 40+2?<end_of_turn>\n<start_of_turn>model\n") {
 		t.Fatalf("prompt:\n%s", p0)
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -43,25 +44,15 @@ func DetectFormat(template string) grammar.Format {
 // does not present tools itself.
 func toolInstructions(tools []grammar.Tool, f grammar.Format, choice grammar.ToolChoice, parallel bool) string {
 	var sb strings.Builder
-	sb.WriteString("You have access to these tools (JSON Schema of each tool's arguments):\n")
+	sb.WriteString("You can use these tools:\n")
 	for _, t := range tools {
-		def := struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}{t.Name, t.Description, t.Parameters}
-		b, err := json.Marshal(def)
-		if err != nil { // Parameters is valid JSON from grammar.ParseTools
-			continue
-		}
-		sb.Write(b)
-		sb.WriteByte('\n')
+		fmt.Fprintf(&sb, "- %s(%s): %s\n", t.Name, signature(t.Parameters), t.Description)
 	}
 	example := []grammar.Call{{Name: "tool_name", Arguments: json.RawMessage(`{"argument":"value"}`)}}
 	if parallel {
 		example = append(example, grammar.Call{Name: "other_tool", Arguments: json.RawMessage(`{}`)})
 	}
-	sb.WriteString("\nTo call a tool, reply with exactly this form")
+	sb.WriteString("\nTo use a tool, reply with exactly this form")
 	if parallel {
 		sb.WriteString(" (one or more calls)")
 	} else {
@@ -80,6 +71,53 @@ func toolInstructions(tools []grammar.Tool, f grammar.Format, choice grammar.Too
 	}
 	sb.WriteString("Tool results come back in a message starting with \"Tool results:\". Use them to answer the user.")
 	return sb.String()
+}
+
+// signature lists a schema's top-level arguments as "name: type", with
+// "?" marking optional ones, in declared order.
+func signature(params json.RawMessage) string {
+	ko := keyOrder{}
+	v, err := ko.decode(params)
+	obj, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return ""
+	}
+	props, _ := obj["properties"].(map[string]any)
+	if props == nil {
+		return ""
+	}
+	required := map[string]bool{}
+	if list, ok := obj["required"].([]any); ok {
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	var parts []string
+	for _, name := range ko.keys(reflect.ValueOf(props)) {
+		typ := "any"
+		if p, ok := props[name].(map[string]any); ok {
+			switch t := p["type"].(type) {
+			case string:
+				typ = t
+			}
+			if enum, ok := p["enum"].([]any); ok {
+				var vals []string
+				for _, e := range enum {
+					b, _ := json.Marshal(e)
+					vals = append(vals, string(b))
+				}
+				typ = strings.Join(vals, "|")
+			}
+		}
+		opt := "?"
+		if required[name] {
+			opt = ""
+		}
+		parts = append(parts, name+opt+": "+typ)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // flatten turns a conversation with tool calls into one a template
