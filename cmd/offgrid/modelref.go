@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/bundle"
@@ -111,6 +112,14 @@ func extractBundled(ctx context.Context, env *cliEnv, exe string, info bundle.In
 	if bundle.Cached(dir, info) {
 		return bundle.CachePath(dir, info), nil
 	}
-	fmt.Fprintf(env.stderr, "offgrid: unpacking the bundled model %s (%s) into %s (first run only)\n", info.Name, humanBytes(info.Size), dir)
-	return bundle.Extract(ctx, exe, info, dir)
+	fmt.Fprintf(env.stderr, "offgrid: unpacking the bundled model %s (%s) into %s (first run only)... ", info.Name, humanBytes(info.Size), dir)
+	start := time.Now()
+	path, err := bundle.Extract(ctx, exe, info, dir)
+	if err != nil {
+		fmt.Fprintln(env.stderr, "failed")
+		return "", err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(env.stderr, "done in %s (%.0f MB/s)\n", took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
+	return path, nil
 }
