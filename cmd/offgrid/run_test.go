@@ -155,7 +155,14 @@ func TestRunREPLInterrupt(t *testing.T) {
 // `offgrid run -p "List the files in this directory." --yes --json` in a
 // directory with known files must call ls and end with a final message
 // that names one of the files.
+//
+// The 270M base model may be too weak for it; the test reports what the
+// model did rather than passing. It takes minutes on a loaded CPU; -short
+// skips it.
 func TestRunDefaultModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the default-model acceptance run")
+	}
 	dir := t.TempDir()
 	files := []string{"notes.txt", "main.go", "README.md"}
 	for _, f := range files {
