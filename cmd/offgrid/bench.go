@@ -31,6 +31,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	seed := fs.Uint32("seed", 0, "sampler seed")
 	temp := fs.Float32("temperature", 0, "sampling temperature (BFCL uses 0.001)")
 	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
+	threads := fs.Int("threads", 0, "CPU threads (0: the physical cores; 1 holds up best on a busy machine)")
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable)")
@@ -71,7 +72,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 
 	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
 	for _, ref := range *modelRefs {
-		runs, err := benchModel(ctx, env, ref, cases, *modes, bench.AgentOptions{
+		runs, err := benchModel(ctx, env, ref, *threads, cases, *modes, bench.AgentOptions{
 			Format:    *toolFormat,
 			Sampling:  inference.Sampling{Temperature: *temp, Seed: *seed},
 			MaxTokens: *maxTokens,
@@ -117,7 +118,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // benchModel loads one model and runs the cases in each grammar mode.
-func benchModel(ctx context.Context, env *cliEnv, ref string, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
+func benchModel(ctx context.Context, env *cliEnv, ref string, threads int, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
 		return nil, err
@@ -127,7 +128,7 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, cases []bench.Case
 		return nil, err
 	}
 	defer m.Close()
-	lctx, err := m.NewContext(inference.ContextOptions{})
+	lctx, err := m.NewContext(inference.ContextOptions{Threads: threads})
 	if err != nil {
 		return nil, err
 	}
