@@ -132,16 +132,20 @@ func parseHermes(text string) (string, []Call, error) {
 			break
 		}
 		content.WriteString(rest[:i])
-		rest = rest[i+len(open):]
-		body := rest
-		if j := strings.Index(rest, closing); j >= 0 {
-			body, rest = rest[:j], rest[j+len(closing):]
-		} else {
-			rest = "" // the model stopped before the closing tag
-		}
-		v, err := parseValue([]byte(strings.TrimSpace(body)))
+		rest = strings.TrimLeft(rest[i+len(open):], " \t\r\n")
+		// The call is read as JSON, not cut at the closing tag: a string
+		// argument may itself contain "</tool_call>".
+		v, n, err := jsonPrefix(rest)
 		if err != nil {
 			return "", nil, malformed("in <tool_call>: %v", err)
+		}
+		rest = strings.TrimLeft(rest[n:], " \t\r\n")
+		switch {
+		case strings.HasPrefix(rest, closing):
+			rest = rest[len(closing):]
+		case rest == "": // the model stopped before the closing tag
+		default:
+			return "", nil, malformed("in <tool_call>: %q after the call, want %s", head(rest, 20), closing)
 		}
 		c, err := callFromJSON(v)
 		if err != nil {
@@ -321,4 +325,12 @@ func writeJSONCall(sb *strings.Builder, c Call, argKey string, withID bool) {
 		sb.Write(appendJSONString(nil, c.ID))
 	}
 	sb.WriteString("}")
+}
+
+// head returns at most n bytes of s.
+func head(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }

@@ -36,6 +36,7 @@ func TestParseContent(t *testing.T) {
 		{Hermes, "Let me check.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>", "Let me check.", 1},
 		{Hermes, "<tool_call>\n{\"name\": \"a\", \"arguments\": \"{\\\"x\\\": 1}\"}", "", 1},
 		{Hermes, "just text", "just text", 0},
+		{Hermes, "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"s\": \"</tool_call>\"}}\n</tool_call> after", "after", 1},
 		{Mistral, "ok [TOOL_CALLS][{\"name\": \"a\", \"arguments\": {}}] ", "ok", 1},
 		{Llama3, " Hello there", "Hello there", 0},
 		{Generic, `{"response": "hi"}`, "hi", 0},

@@ -201,7 +201,13 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 			res.StopReason = StopContextFull
 			break
 		}
-		tok := C.og_sample(x.c, chain, grammar, x.cands, C.int32_t(x.nVocab), C.bool(req.GrammarMode == GrammarFullVocab), &resampled)
+		tail := out.pending()
+		var ptail *C.char
+		if len(tail) > 0 {
+			ptail = (*C.char)(unsafe.Pointer(unsafe.StringData(tail)))
+		}
+		tok := C.og_sample(x.c, chain, grammar, x.cands, C.int32_t(x.nVocab), C.bool(req.GrammarMode == GrammarFullVocab), &resampled,
+			ptail, C.int32_t(len(tail)))
 		switch {
 		case tok == -2:
 			return res, engineError(ErrInvalidGrammar, "inference: the grammar allows no token here (after %q)", out.text())
@@ -356,6 +362,12 @@ func (s *streamer) flush() error {
 	p := Piece{Token: -1, Text: t[s.emitted:]}
 	s.emitted = len(t)
 	return s.fn(p)
+}
+
+// pending returns the incomplete UTF-8 sequence at the end of the text.
+func (s *streamer) pending() string {
+	t := s.buf.String()
+	return t[completeUTF8(t):]
 }
 
 func (s *streamer) text() string {

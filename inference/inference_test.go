@@ -42,7 +42,7 @@ func loadTiny(t testing.TB) *inference.Model {
 
 func newContext(t testing.TB, m *inference.Model, size int) *inference.Context {
 	t.Helper()
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: size})
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: size, Threads: 1}) // the tiny model gains nothing from more
 	if err != nil {
 		t.Fatalf("context: %v", err)
 	}

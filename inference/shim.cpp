@@ -231,23 +231,120 @@ static llama_token selected(const llama_token_data_array &arr) {
     return arr.data[arr.selected].id;
 }
 
+// valid_utf8_prefix reports whether s is valid UTF-8 (no overlong forms,
+// no surrogates, nothing above U+10FFFF), allowing the last sequence to be
+// incomplete.
+static bool valid_utf8_prefix(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        int len;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+        } else if (c == 0xE0) {
+            len = 3, lo = 0xA0;
+        } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+            len = 3;
+        } else if (c == 0xED) {
+            len = 3, hi = 0x9F;
+        } else if (c == 0xF0) {
+            len = 4, lo = 0x90;
+        } else if (c >= 0xF1 && c <= 0xF3) {
+            len = 4;
+        } else if (c == 0xF4) {
+            len = 4, hi = 0x8F;
+        } else {
+            return false;
+        }
+        for (int k = 1; k < len; k++) {
+            if (i + k >= n) {
+                return true;  // incomplete final sequence
+            }
+            unsigned char d = s[i + k];
+            if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF)) {
+                return false;
+            }
+        }
+        i += len;
+    }
+    return true;
+}
+
+// utf8_ok reports whether the text so far (of which pending is the
+// incomplete UTF-8 tail) stays valid UTF-8 with tok's piece appended. An
+// end-of-generation token is only valid on a complete character.
+static bool utf8_ok(const struct llama_vocab *vocab, llama_token tok, const char *pending, int32_t n_pending) {
+    if (llama_vocab_is_eog(vocab, tok)) {
+        return n_pending == 0;
+    }
+    std::string s(pending, (size_t)n_pending);
+    char buf[128];
+    int32_t n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, true);
+    if (n < 0) {
+        std::string big((size_t)-n, '\0');
+        n = llama_token_to_piece(vocab, tok, &big[0], -n, 0, true);
+        s.append(big.data(), n < 0 ? 0 : (size_t)n);
+    } else {
+        s.append(buf, (size_t)n);
+    }
+    return valid_utf8_prefix((const unsigned char *)s.data(), s.size());
+}
+
+// constrained samples from the candidates the grammar allows that also keep
+// the text valid UTF-8. llama.cpp's grammar decodes UTF-8 leniently (it does
+// not check continuation bytes), so a grammar alone can accept byte tokens
+// that break a JSON string; the first few such choices are banned one by
+// one, after that every allowed candidate is checked.
+static llama_token constrained(const float *logits, struct llama_sampler *chain, struct llama_sampler *grammar,
+                               const struct llama_vocab *vocab, llama_token_data *cands, int32_t n_vocab,
+                               const char *pending, int32_t n_pending) {
+    std::vector<llama_token> banned;
+    for (int attempt = 0; attempt < 10; attempt++) {
+        llama_token_data_array arr;
+        fill_candidates(logits, cands, n_vocab, &arr);
+        for (llama_token b : banned) {
+            cands[b].logit = -INFINITY;
+        }
+        llama_sampler_apply(grammar, &arr);
+        if (attempt >= 8) {
+            for (size_t i = 0; i < arr.size; i++) {
+                if (!std::isinf(arr.data[i].logit) && !utf8_ok(vocab, arr.data[i].id, pending, n_pending)) {
+                    arr.data[i].logit = -INFINITY;
+                }
+            }
+        }
+        if (!any_allowed(arr)) {
+            return -2;
+        }
+        llama_sampler_apply(chain, &arr);
+        llama_token id = selected(arr);
+        if (id < 0 || utf8_ok(vocab, id, pending, n_pending)) {
+            return id;
+        }
+        banned.push_back(id);
+    }
+    return -2;
+}
+
 llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, struct llama_sampler *grammar,
-                      llama_token_data *cands, int32_t n_vocab, bool full_vocab, int32_t *resampled) {
+                      llama_token_data *cands, int32_t n_vocab, bool full_vocab, int32_t *resampled,
+                      const char *pending, int32_t n_pending) {
     try {
         const float *logits = llama_get_logits_ith(ctx, -1);
         if (logits == nullptr) {
             return -1;
         }
+        const struct llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
+        if (grammar != nullptr && full_vocab) {
+            return constrained(logits, chain, grammar, vocab, cands, n_vocab, pending, n_pending);
+        }
         llama_token_data_array arr;
         fill_candidates(logits, cands, n_vocab, &arr);
-        if (grammar != nullptr && full_vocab) {
-            llama_sampler_apply(grammar, &arr);
-            if (!any_allowed(arr)) {
-                return -2;
-            }
-            llama_sampler_apply(chain, &arr);
-            return selected(arr);
-        }
         llama_sampler_apply(chain, &arr);
         llama_token id = selected(arr);
         if (grammar == nullptr || id < 0) {
@@ -257,20 +354,14 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
         llama_token_data one = {id, 1.0f, 0.0f};
         llama_token_data_array single = {&one, 1, -1, false};
         llama_sampler_apply(grammar, &single);
-        if (!std::isinf(single.data[0].logit)) {
+        if (!std::isinf(single.data[0].logit) && utf8_ok(vocab, id, pending, n_pending)) {
             return id;
         }
         // Rejected: constrain the whole vocabulary and sample again.
         if (resampled != nullptr) {
             (*resampled)++;
         }
-        fill_candidates(logits, cands, n_vocab, &arr);
-        llama_sampler_apply(grammar, &arr);
-        if (!any_allowed(arr)) {
-            return -2;
-        }
-        llama_sampler_apply(chain, &arr);
-        return selected(arr);
+        return constrained(logits, chain, grammar, vocab, cands, n_vocab, pending, n_pending);
     } catch (const std::exception &e) {
         log_exception("sample", e);
         return -1;

@@ -58,9 +58,12 @@ struct llama_sampler *og_grammar_new(const struct llama_vocab *vocab, const char
 // With full_vocab false it samples without the grammar first and applies the
 // grammar to the whole vocabulary only when the grammar rejects the choice
 // (*resampled is then incremented). It returns -1 on failure and -2 when
-// the grammar allows no token of the vocabulary.
+// the grammar allows no token of the vocabulary. With a grammar, tokens that
+// would make the text invalid UTF-8 (pending is the text's incomplete UTF-8
+// tail) are never chosen.
 llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, struct llama_sampler *grammar,
-                      llama_token_data *cands, int32_t n_vocab, bool full_vocab, int32_t *resampled);
+                      llama_token_data *cands, int32_t n_vocab, bool full_vocab, int32_t *resampled,
+                      const char *pending, int32_t n_pending);
 
 // og_accept feeds the chosen token to the chain and the grammar. It returns
 // false when the grammar cannot accept it.
