@@ -86,3 +86,6 @@ bench-engine-one:
 	@echo "== $(BENCH_LABEL) ($(CGO_CFLAGS)) =="
 	@$(GO) test -run '^$$' -bench . -benchtime 5x ./inference | awk -f inference/benchtable.awk -v model="tiny (generated)"
 	@if [ -n "$(MODEL)" ]; then OFFGRID_BENCH_MODEL=$(MODEL) $(GO) test -run '^$$' -bench . -benchtime 5x ./inference | awk -f inference/benchtable.awk -v model="$(MODEL)"; fi
+
+# BFCL data and the node-llama-cpp peer comparison.
+include bench/make.mk
