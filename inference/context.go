@@ -154,9 +154,14 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 
 	// Watch ctx: cancellation raises the abort flag that llama_decode polls.
 	x.abort.flag = 0
-	stopWatch := context.AfterFunc(ctx, func() { x.abort.flag = 1 })
+	fired := make(chan struct{})
+	stopWatch := context.AfterFunc(ctx, func() { x.abort.flag = 1; close(fired) })
 	defer func() {
-		stopWatch()
+		// If the watcher already started, wait for it: lowering the flag
+		// before it is raised would abort the next request.
+		if !stopWatch() {
+			<-fired
+		}
 		x.abort.flag = 0
 	}()
 
