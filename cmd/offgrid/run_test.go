@@ -176,7 +176,7 @@ func TestRunDefaultModel(t *testing.T) {
 	if _, err := resolveModel(context.Background(), env, ""); err != nil {
 		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 	}
-	code := runMain(t.Context(), env, []string{"run", "-p", "List the files in this directory.", "--yes", "--json", "--max-iterations", "3"})
+	code := runMain(t.Context(), env, []string{"run", "-p", "List the files in this directory.", "--yes", "--json", "--max-iterations", "3", "--seed", "1", "-t", "1"})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
