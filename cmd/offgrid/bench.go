@@ -31,6 +31,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	seed := fs.Uint32("seed", 0, "sampler seed")
 	temp := fs.Float32("temperature", 0, "sampling temperature (BFCL uses 0.001)")
 	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
+	maxString := fs.Int("max-string", 0, "bound open-ended strings in tool schemas to N characters (0: off), so a looping model still finishes its call")
+	maxItems := fs.Int("max-items", 0, "bound open-ended arrays in tool schemas to N items (0: off)")
 	threads := fs.Int("threads", 0, "CPU threads (0: the physical cores; 1 holds up best on a busy machine)")
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
@@ -76,6 +78,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			Format:    *toolFormat,
 			Sampling:  inference.Sampling{Temperature: *temp, Seed: *seed},
 			MaxTokens: *maxTokens,
+			MaxString: *maxString,
+			MaxItems:  *maxItems,
 		})
 		res.Runs = append(res.Runs, runs...)
 		if err != nil {
