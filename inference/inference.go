@@ -15,7 +15,7 @@
 //
 // The request and result types in this file are plain Go and build without
 // cgo, so packages above the engine (the agent, the benchmark) can depend on
-// them and be tested with a scripted engine when CGO_ENABLED=0.
+// them and be tested with a scripted engine.
 package inference
 
 import (
@@ -28,8 +28,6 @@ type Token = int32
 
 // Errors callers branch on.
 var (
-	// ErrNoEngine is returned by Load when offgrid was built without cgo.
-	ErrNoEngine = errors.New("inference: engine not compiled in (built with CGO_ENABLED=0)")
 	// ErrClosed is returned when a closed Model or Context is used.
 	ErrClosed = errors.New("inference: use of closed model or context")
 	// ErrContextFull is returned when a prompt does not fit in the context window.
