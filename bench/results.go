@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/offgrid-ai/offgrid/bench/checker"
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // ResultsVersion is the version of the results.json shape.
@@ -116,27 +116,7 @@ func ReadResults(path string) (*Results, error) {
 // writeFile writes data to path through a synced temporary file in the
 // same directory, renamed into place.
 func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return nil

@@ -27,6 +27,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // DefaultRef is the model reference that means "the default model".
@@ -167,7 +169,8 @@ func (s *Store) Remove(name string) error {
 	if err := os.Remove(s.Path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return syncDir(s.dir)
+	atomicfile.SyncDir(s.dir)
+	return nil
 }
 
 // Verify re-hashes the named model and checks it against its manifest.

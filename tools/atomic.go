@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // writeFileAtomic replaces path with data so that a reader (or a crash)
@@ -12,7 +14,7 @@ import (
 // temporary file in the same directory, syncs it, renames it over path and
 // syncs the directory. An existing file keeps its permission bits; a new
 // one gets perm.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
 			return Errorf(ErrValidationFailed, "%s is a directory", filepath.Base(path))
@@ -21,42 +23,5 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable, as far as the file system allows.
-// Its failure is not reported: the file is already replaced and synced, and
-// an error would tell the caller the write failed when it did not.
-func syncDir(dir string) error {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, perm)
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // ErrPolicyFile is wrapped by errors about an unreadable policies file.
@@ -155,41 +157,11 @@ func addRule(path string, r Rule) ([]Rule, error) {
 	return f.Rules, nil
 }
 
-// writeAtomic writes data to path with mode 0600 through a synced
-// temporary file in the same directory and a rename.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// writeAtomic writes data to path with mode 0600, creating its directory,
+// through a synced temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".policies-*.json")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o600)
 }

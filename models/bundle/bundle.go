@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // Read returns the trailer of the bundle at path. A file that ends where
@@ -173,7 +175,7 @@ func Write(ctx context.Context, out, exe, model string, opt Options) (Info, erro
 		return Info{}, fmt.Errorf("bundle: %w", err)
 	}
 	ok = true
-	syncDir(filepath.Dir(out))
+	atomicfile.SyncDir(filepath.Dir(out))
 	return info, nil
 }
 
@@ -274,13 +276,4 @@ type hashWriter struct {
 func (w *hashWriter) Write(b []byte) (int, error) {
 	w.n += int64(len(b))
 	return w.h.Write(b)
-}
-
-// syncDir flushes a directory's entries so a rename survives a crash; not
-// every platform supports it, so it is best effort.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +14,8 @@ import (
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
 // probeSpan is how much of each end of an extracted model the warm-start
@@ -131,7 +132,7 @@ func Extract(ctx context.Context, path string, info Info, dir string) (string, e
 	if err := writeSidecar(dir, info); err != nil {
 		return "", err
 	}
-	syncDir(dir)
+	atomicfile.SyncDir(dir)
 	return dst, nil
 }
 
@@ -198,27 +199,7 @@ func writeSidecar(dir string, info Info) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, bytes.NewReader(append(b, '\n'))); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), sidecarPath(dir, info))
+	return atomicfile.WriteFile(sidecarPath(dir, info), append(b, '\n'), 0o644)
 }
 
 func hashFile(ctx context.Context, path string) (string, error) {

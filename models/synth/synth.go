@@ -15,11 +15,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 	"github.com/offgrid-ai/offgrid/models/gguf"
 )
 
@@ -71,24 +70,7 @@ func Write(path string, opts Options) error {
 	if err := Encode(&buf, opts); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".synth-*.gguf")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // Encode writes a model to w.
