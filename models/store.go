@@ -269,13 +269,20 @@ func (s *Store) Import(ctx context.Context, name, src, wantSHA256 string) (Manif
 		return Manifest{}, err
 	}
 	defer in.Close()
+	source, _ := filepath.Abs(src)
+	return s.importFrom(ctx, name, source, in, wantSHA256)
+}
+
+// importFrom streams r into the store under name, hashing it on the way,
+// and installs it if it hashes to wantSHA256 (when set).
+func (s *Store) importFrom(ctx context.Context, name, source string, r io.Reader, wantSHA256 string) (Manifest, error) {
 	tmp, err := s.createTemp()
 	if err != nil {
 		return Manifest{}, err
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	n, err := copyCtx(ctx, io.MultiWriter(tmp, h), in)
+	n, err := copyCtx(ctx, io.MultiWriter(tmp, h), r)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -283,9 +290,8 @@ func (s *Store) Import(ctx context.Context, name, src, wantSHA256 string) (Manif
 		err = cerr
 	}
 	if err != nil {
-		return Manifest{}, fmt.Errorf("models: import %s: %w", src, err)
+		return Manifest{}, fmt.Errorf("models: import %s: %w", source, err)
 	}
-	source, _ := filepath.Abs(src)
 	m := Manifest{Name: name, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n, Source: source}
 	if err := s.install(tmp.Name(), m, wantSHA256); err != nil {
 		return Manifest{}, err
