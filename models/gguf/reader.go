@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 )
 
 // Magic starts every GGUF file.
@@ -473,41 +474,10 @@ func (f *File) ArrayLen(key string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	switch x := v.(type) {
-	case []string:
-		return len(x), true
-	case []uint8, []int8, []bool, []uint16, []int16, []uint32, []int32, []float32, []uint64, []int64, []float64:
-		return lenOf(x), true
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		return rv.Len(), true
 	}
 	return 0, false
-}
-
-func lenOf(v any) int {
-	switch x := v.(type) {
-	case []uint8:
-		return len(x)
-	case []int8:
-		return len(x)
-	case []bool:
-		return len(x)
-	case []uint16:
-		return len(x)
-	case []int16:
-		return len(x)
-	case []uint32:
-		return len(x)
-	case []int32:
-		return len(x)
-	case []float32:
-		return len(x)
-	case []uint64:
-		return len(x)
-	case []int64:
-		return len(x)
-	case []float64:
-		return len(x)
-	}
-	return 0
 }
 
 // Architecture returns general.architecture.
