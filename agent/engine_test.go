@@ -186,24 +186,25 @@ func TestEnginePrefixReuse(t *testing.T) {
 	}
 }
 
-// defaultModelPath finds the default model in the model store.
-func defaultModelPath(t *testing.T) string {
+// storeModelPath finds a model in the model store by name ("default":
+// the store's default).
+func storeModelPath(t *testing.T, name string) string {
 	t.Helper()
 	dir, err := models.StoreDir(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := models.NewStore(dir).Resolve("default")
+	path, err := models.NewStore(dir).Resolve(name)
 	if err != nil {
-		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
+		t.Fatalf("model %s is not installed (%v): run 'make model' ('offgrid models pull %s')", name, err, name)
 	}
 	return path
 }
 
-// TestEngineDefaultModelPrompt checks that the default model is what the
-// Gemma golden prompt assumes: no chat template, Gemma 3, <bos>.
-func TestEngineDefaultModelPrompt(t *testing.T) {
-	m, err := inference.Load(defaultModelPath(t), inference.ModelOptions{VocabOnly: true})
+// TestEngineGemmaPrompt checks that the Gemma model of the catalog is what
+// the Gemma golden prompt assumes: no chat template, Gemma 3, <bos>.
+func TestEngineGemmaPrompt(t *testing.T) {
+	m, err := inference.Load(storeModelPath(t, "gemma3-270m"), inference.ModelOptions{VocabOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,22 +22,8 @@ func ParseFormat(s string) (grammar.Format, error) {
 }
 
 // DetectFormat chooses the tool-call format a chat template teaches its
-// model, from the markers in it: <tool_call> (hermes), [TOOL_CALLS]
-// (mistral), a Python call list (pythonic), <|python_tag|> or ipython
-// (llama3). A template without tool markers, or no template, is generic.
-func DetectFormat(template string) grammar.Format {
-	switch {
-	case strings.Contains(template, "<tool_call>"):
-		return grammar.Hermes
-	case strings.Contains(template, "[TOOL_CALLS]"):
-		return grammar.Mistral
-	case strings.Contains(template, "[func_name") || strings.Contains(template, "```tool_code"):
-		return grammar.Pythonic
-	case strings.Contains(template, "<|python_tag|>") || strings.Contains(template, "ipython"):
-		return grammar.Llama3
-	}
-	return grammar.Generic
-}
+// model; see grammar.DetectFormat.
+func DetectFormat(template string) grammar.Format { return grammar.DetectFormat(template) }
 
 // toolInstructions is offgrid's own description of the tools and the
 // call format, added to the system message for models whose template

@@ -25,20 +25,12 @@ var ErrMalformed = errors.New("grammar: malformed tool call")
 // with the call markup removed and surrounding space trimmed) and the tool
 // calls. Text without calls is all content and no error.
 func Parse(f Format, text string) (content string, calls []Call, err error) {
-	switch f {
-	case Generic:
-		return parseGeneric(text)
-	case Hermes:
-		return parseHermes(text)
-	case Llama3:
-		return parseLlama3(text)
-	case Mistral:
-		return parseMistral(text)
-	case Pythonic:
-		return parsePythonic(text)
+	s := specOf(f)
+	if s == nil {
+		_, err = ParseFormat(string(f))
+		return "", nil, err
 	}
-	_, err = ParseFormat(string(f))
-	return "", nil, err
+	return s.parse(s, text)
 }
 
 func malformed(format string, args ...any) error {
@@ -118,42 +110,6 @@ func parseGeneric(text string) (string, []Call, error) {
 		calls = append(calls, c)
 	}
 	return "", calls, nil
-}
-
-func parseHermes(text string) (string, []Call, error) {
-	const open, closing = "<tool_call>", "</tool_call>"
-	var content strings.Builder
-	var calls []Call
-	rest := text
-	for {
-		i := strings.Index(rest, open)
-		if i < 0 {
-			content.WriteString(rest)
-			break
-		}
-		content.WriteString(rest[:i])
-		rest = strings.TrimLeft(rest[i+len(open):], " \t\r\n")
-		// The call is read as JSON, not cut at the closing tag: a string
-		// argument may itself contain "</tool_call>".
-		v, n, err := jsonPrefix(rest)
-		if err != nil {
-			return "", nil, malformed("in <tool_call>: %v", err)
-		}
-		rest = strings.TrimLeft(rest[n:], " \t\r\n")
-		switch {
-		case strings.HasPrefix(rest, closing):
-			rest = rest[len(closing):]
-		case rest == "": // the model stopped before the closing tag
-		default:
-			return "", nil, malformed("in <tool_call>: %q after the call, want %s", head(rest, 20), closing)
-		}
-		c, err := callFromJSON(v)
-		if err != nil {
-			return "", nil, err
-		}
-		calls = append(calls, c)
-	}
-	return strings.TrimSpace(content.String()), calls, nil
 }
 
 func parseLlama3(text string) (string, []Call, error) {
@@ -243,64 +199,85 @@ func parsePythonic(text string) (string, []Call, error) {
 // inverts it, and the grammar from ForTools accepts it when the calls
 // match the tools' schemas.
 func Render(f Format, calls []Call) string {
-	var sb strings.Builder
-	switch f {
-	case Generic:
-		sb.WriteString(`{"tool_calls": [`)
-		for i, c := range calls {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			writeJSONCall(&sb, c, "arguments", false)
-		}
-		sb.WriteString("]}")
-	case Hermes:
-		for i, c := range calls {
-			if i > 0 {
-				sb.WriteString("\n")
-			}
-			sb.WriteString("<tool_call>\n")
-			writeJSONCall(&sb, c, "arguments", false)
-			sb.WriteString("\n</tool_call>")
-		}
-	case Llama3:
-		for i, c := range calls {
-			if i > 0 {
-				sb.WriteString("\n")
-			}
-			writeJSONCall(&sb, c, "parameters", false)
-		}
-	case Mistral:
-		sb.WriteString("[TOOL_CALLS][")
-		for i, c := range calls {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			writeJSONCall(&sb, c, "arguments", true)
-		}
-		sb.WriteString("]")
-	case Pythonic:
-		sb.WriteString("[")
-		for i, c := range calls {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(c.Name)
-			sb.WriteString("(")
-			if args := argsValue(c); args.kind == kindObject {
-				for j, m := range args.obj {
-					if j > 0 {
-						sb.WriteString(", ")
-					}
-					sb.WriteString(m.key)
-					sb.WriteString("=")
-					writePy(&sb, m.val)
-				}
-			}
-			sb.WriteString(")")
-		}
-		sb.WriteString("]")
+	if s := specOf(f); s != nil {
+		return s.render(calls)
 	}
+	return ""
+}
+
+func renderGeneric(calls []Call) string {
+	var sb strings.Builder
+	sb.WriteString(`{"tool_calls": [`)
+	for i, c := range calls {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		writeJSONCall(&sb, c, "arguments", false)
+	}
+	sb.WriteString("]}")
+	return sb.String()
+}
+
+func renderHermes(calls []Call) string {
+	var sb strings.Builder
+	op := hermesOpenings[0]
+	for i, c := range calls {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		sb.WriteString(op.Open + "\n")
+		writeJSONCall(&sb, c, "arguments", false)
+		sb.WriteString("\n" + op.Close)
+	}
+	return sb.String()
+}
+
+func renderLlama3(calls []Call) string {
+	var sb strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		writeJSONCall(&sb, c, "parameters", false)
+	}
+	return sb.String()
+}
+
+func renderMistral(calls []Call) string {
+	var sb strings.Builder
+	sb.WriteString("[TOOL_CALLS][")
+	for i, c := range calls {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		writeJSONCall(&sb, c, "arguments", true)
+	}
+	sb.WriteString("]")
+	return sb.String()
+}
+
+func renderPythonic(calls []Call) string {
+	var sb strings.Builder
+	sb.WriteString("[")
+	for i, c := range calls {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(c.Name)
+		sb.WriteString("(")
+		if args := argsValue(c); args.kind == kindObject {
+			for j, m := range args.obj {
+				if j > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(m.key)
+				sb.WriteString("=")
+				writePy(&sb, m.val)
+			}
+		}
+		sb.WriteString(")")
+	}
+	sb.WriteString("]")
 	return sb.String()
 }
 

@@ -67,6 +67,10 @@ type ToolOptions struct {
 	MaxCalls int
 	// Schema tunes the argument grammars.
 	Schema SchemaOptions
+	// Opening, for formats that wrap each call (see FindCall), forces
+	// calls written in this wrapper from the first token, as when the
+	// reply so far ended where the model opened a call this way.
+	Opening *Opening
 }
 
 // ToolGrammar is the grammar of a model's reply for a tool set.
@@ -178,10 +182,19 @@ func ForTools(tools []Tool, f Format, opts ToolOptions) (*ToolGrammar, error) {
 			body = seq("( "+body, `| "{"`, ws, `"\"response\":"`, ws, b.str(), ws, `"}" )`)
 		}
 	case Hermes:
-		tc := b.rule("tool-call", seq(`"<tool_call>"`, ws, call, ws, `"</tool_call>"`))
+		op := hermesOpenings[0]
+		if opts.Opening != nil {
+			op = *opts.Opening
+		}
+		var tc string
+		if op.Open == "" {
+			tc = call
+		} else {
+			tc = b.rule("tool-call", seq(lit(op.Open), ws, call, ws, lit(op.Close)))
+		}
 		body = seq(ws, tc, b.repeat("tool-calls", "( "+seq(ws, tc)+" )", 0, dec(n)))
-		tg.TriggerPatterns = []string{`[\s\S]*?(<tool_call>[\s\S]*)`}
-		tg.TriggerWords = []string{"<tool_call>"}
+		tg.TriggerPatterns = []string{`[\s\S]*?(` + regexp.QuoteMeta(op.Open) + `[\s\S]*)`}
+		tg.TriggerWords = []string{op.Open}
 	case Llama3:
 		sep := `( ";" " "? | "\n" )`
 		body = seq(ws, call, b.repeat("calls", "( "+seq(sep, call)+" )", 0, dec(n)))
@@ -194,7 +207,7 @@ func ForTools(tools []Tool, f Format, opts ToolOptions) (*ToolGrammar, error) {
 		body = seq(ws, `"["`, b.list(call, 1, n), `"]"`)
 		tg.TriggerPatterns = []string{`\s*(\[(?:` + strings.Join(names, "|") + `)\([\s\S]*)`}
 	}
-	if choice == Required || f == Generic {
+	if choice == Required || f == Generic || opts.Opening != nil {
 		tg.TriggerPatterns, tg.TriggerWords = nil, nil
 	}
 	b.define(root, body)

