@@ -24,10 +24,14 @@ func TestAtomicWriterProcess(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process for TestWriteFileAtomicSurvivesKill")
 	}
+	sb, err := NewSandbox(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
 	data := atomicPayload()
 	os.Stdout.WriteString("writing\n")
 	for {
-		if err := writeFileAtomic(path, data, 0o600); err != nil {
+		if err := sb.writeFile(filepath.Base(path), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,11 +86,23 @@ func TestWriteFileAtomicSurvivesKill(t *testing.T) {
 		}
 	}
 	t.Logf("after 6 kills the file held the new content %d times", sawNew)
+	// What a kill leaves beside the file is a temporary file of our
+	// naming, which a later sweep can recognise.
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if de.Name() != "file.txt" && !isTempName(de.Name()) {
+			t.Errorf("unrecognisable leftover %q", de.Name())
+		}
+	}
 }
 
 func TestWriteFileAtomicRefusesDirectory(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFileAtomic(dir, []byte("x"), 0o644); TypeOf(err) != ErrValidationFailed {
+	sb, err := NewSandbox(filepath.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.writeFile(filepath.Base(dir), []byte("x"), 0o644); TypeOf(err) != ErrValidationFailed {
 		t.Errorf("writing over a directory: %v, want validation_failed", err)
 	}
 	entries, _ := os.ReadDir(dir)
