@@ -76,6 +76,8 @@ func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err erro
 			return Errorf(ErrValidationFailed, "%s is a directory", filepath.ToSlash(rel))
 		case fi.Mode().IsRegular():
 			perm = fi.Mode().Perm()
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return Errorf(ErrValidationFailed, "%s is %s, not a regular file; write_file replaces only regular files", filepath.ToSlash(rel), fileKind(fi.Mode()))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
