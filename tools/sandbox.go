@@ -192,16 +192,6 @@ func within(root, path string) bool {
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
-// Rel returns abs (a path inside the root) relative to the root, with
-// forward slashes; the root itself is ".".
-func (s *Sandbox) Rel(abs string) string {
-	rel, err := filepath.Rel(s.root, abs)
-	if err != nil {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
-
 // isEscape reports whether err is os.Root's refusal of a path that leaves
 // the root (the os package does not export that error).
 func isEscape(err error) bool {
