@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -26,6 +28,9 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`), nil
 	}
+	if err := checkText(raw); err != nil {
+		return nil, err
+	}
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -34,6 +39,9 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 		raw = bytes.TrimSpace([]byte(s))
 		if len(raw) == 0 {
 			return json.RawMessage(`{}`), nil
+		}
+		if err := checkText(raw); err != nil {
+			return nil, err
 		}
 	}
 	if raw[0] != '{' {
@@ -44,6 +52,81 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// checkText refuses JSON text that a decoder would silently change: bytes
+// that are not UTF-8 and \u escapes of unpaired UTF-16 surrogates, both of
+// which become U+FFFD. Arguments are taken exactly or not at all, so that
+// a file is never written with replacement characters the model did not
+// send.
+func checkText(raw []byte) error {
+	for i := 0; i < len(raw); {
+		r, n := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && n == 1 {
+			return Errorf(ErrValidationFailed, "arguments are not valid UTF-8: byte 0x%02x at offset %d (after %q); send text as UTF-8", raw[i], i, tail(raw[:i], 20))
+		}
+		i += n
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(raw):
+			i++
+			if raw[i] != 'u' {
+				continue
+			}
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				continue // the JSON parser reports it
+			}
+			i += 4
+			if !utf16.IsSurrogate(r) {
+				continue
+			}
+			if r < 0xDC00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				if lo, ok := hex4(raw[i+3:]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 6
+					continue
+				}
+			}
+			return Errorf(ErrValidationFailed, "arguments hold an unpaired UTF-16 surrogate escape %s at offset %d; send text as UTF-8", raw[i-5:i+1], i-5)
+		}
+	}
+	return nil
+}
+
+// hex4 decodes the four hexadecimal digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// tail returns the last n bytes of b as valid text.
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.ToValidUTF8(string(b), "")
 }
 
 func jsonKind(raw []byte) string {

@@ -3,6 +3,8 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,10 +26,14 @@ func TestAtomicWriterProcess(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process for TestWriteFileAtomicSurvivesKill")
 	}
+	sb, err := NewSandbox(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
 	data := atomicPayload()
 	os.Stdout.WriteString("writing\n")
 	for {
-		if err := writeFileAtomic(path, data, 0o600); err != nil {
+		if err := sb.writeFile(filepath.Base(path), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,15 +88,96 @@ func TestWriteFileAtomicSurvivesKill(t *testing.T) {
 		}
 	}
 	t.Logf("after 6 kills the file held the new content %d times", sawNew)
+	// What a kill leaves beside the file is a temporary file of our
+	// naming, which a later sweep can recognise.
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if de.Name() != "file.txt" && !isTempName(de.Name()) {
+			t.Errorf("unrecognisable leftover %q", de.Name())
+		}
+	}
 }
 
 func TestWriteFileAtomicRefusesDirectory(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFileAtomic(dir, []byte("x"), 0o644); TypeOf(err) != ErrValidationFailed {
+	sb, err := NewSandbox(filepath.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.writeFile(filepath.Base(dir), []byte("x"), 0o644); TypeOf(err) != ErrValidationFailed {
 		t.Errorf("writing over a directory: %v, want validation_failed", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestStaleTempSweep: temporary files a killed write left behind (our
+// naming, ours, older than staleTempAge) are removed from the root when
+// the tools start and from a directory when a tool first writes there;
+// anything else stays.
+func TestStaleTempSweep(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-2 * staleTempAge)
+	mk := func(name string, mod time.Time) string {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	gone := []string{mk(".og-abc123.tmp", old), mk("sub/.og-zz9999.tmp", old)}
+	kept := []string{
+		mk(".og-fresh1.tmp", time.Now()),     // a write may be under way
+		mk(".og-abc12.tmp", old),             // not our naming: too short
+		mk(".og-ABC123.tmp", old),            // not our naming: upper case
+		mk(".notes.txt.tmp-123456", old),     // someone else's naming
+		mk("sub/deeper/.og-aaaaaa.tmp", old), // no tool wrote there
+	}
+	if err := os.Mkdir(filepath.Join(root, ".og-dir000.tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(root, ".og-dir000.tmp"), old, old)
+	kept = append(kept, ".og-dir000.tmp") // not a regular file
+	if os.Geteuid() == 0 {
+		other := mk(".og-other1.tmp", old)
+		if err := os.Chown(filepath.Join(root, other), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, other) // not ours
+	}
+
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(root, name))
+		return err == nil
+	}
+	if exists(gone[0]) {
+		t.Errorf("start-up left the stale %s in the root", gone[0])
+	}
+	if !exists(gone[1]) {
+		t.Errorf("start-up swept sub/, where no tool has written yet")
+	}
+	res := r.Execute(context.Background(), "write_file", json.RawMessage(`{"path":"sub/new.txt","content":"x"}`))
+	if !res.Success {
+		t.Fatal(res)
+	}
+	if exists(gone[1]) {
+		t.Errorf("writing into sub/ left the stale %s", gone[1])
+	}
+	for _, name := range kept {
+		if !exists(name) {
+			t.Errorf("%s was removed", name)
+		}
 	}
 }

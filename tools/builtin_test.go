@@ -383,3 +383,33 @@ func processAlive(pid string) bool {
 	fields := strings.Fields(string(stat))
 	return len(fields) > 2 && fields[2] != "Z"
 }
+
+// TestWriteFileFidelity: content and paths are written exactly as sent or
+// refused; nothing becomes U+FFFD, and long names fit.
+func TestWriteFileFidelity(t *testing.T) {
+	r, root := fixture(t)
+	long250, long255 := strings.Repeat("n", 246)+".txt", strings.Repeat("m", 251)+".txt"
+	runCases(t, r, []toolCase{
+		{"invalid UTF-8 content", "write_file", "{\"path\":\"bad.txt\",\"content\":\"a\xff\xfeb\"}", ErrValidationFailed, []string{"not valid UTF-8", "0xff"}, nil},
+		{"invalid UTF-8 path", "write_file", "{\"path\":\"bad\xc3.txt\",\"content\":\"x\"}", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"invalid UTF-8 in string-wrapped arguments", "write_file", "\"{\\\"path\\\":\\\"bad.txt\\\",\\\"content\\\":\\\"\xff\\\"}\"", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"unpaired surrogate", "write_file", `{"path":"bad.txt","content":"a\udcffb"}`, ErrValidationFailed, []string{`unpaired UTF-16 surrogate escape \udcff`}, nil},
+		{"unpaired surrogate, string-wrapped", "write_file", `"{\"path\":\"bad.txt\",\"content\":\"\\ud800\"}"`, ErrValidationFailed, []string{"unpaired"}, nil},
+		{"invalid UTF-8 in an edit", "replace_lines", "{\"path\":\"notes.txt\",\"line_start\":1,\"line_end\":1,\"new_content\":\"\xfe\"}", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"surrogate pair", "write_file", `{"path":"pair.txt","content":"\ud83d\ude00 \ufffd"}`, ErrNone, nil, nil},
+		{"250-byte name", "write_file", `{"path":"` + long250 + `","content":"x"}`, ErrNone, []string{"Created " + long250}, nil},
+		{"255-byte name", "write_file", `{"path":"` + long255 + `","content":"y"}`, ErrNone, nil, nil},
+		{"255-byte name edited", "replace_lines", `{"path":"` + long255 + `","line_start":1,"line_end":1,"new_content":"z"}`, ErrNone, nil, nil},
+	})
+	if _, err := os.Lstat(filepath.Join(root, "bad.txt")); err == nil {
+		t.Error("a refused write created bad.txt")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "one\ntwo\nthree\nfour\nfive\n" {
+		t.Errorf("a refused edit changed notes.txt to %q", b)
+	}
+	for name, want := range map[string]string{"pair.txt": "😀 \uFFFD", long250: "x", long255: "z"} {
+		if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
+			t.Errorf("%.20s… = %q, %v; want %q", name, b, err, want)
+		}
+	}
+}

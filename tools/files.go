@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // fileTools implements the file tools over one sandbox.
@@ -21,16 +22,22 @@ type fileTools struct {
 	sb *Sandbox
 }
 
-// resolve maps a path argument into the sandbox.
-func (f *fileTools) resolve(path string) (string, error) {
-	if path == "" {
-		path = "."
-	}
-	return f.sb.Resolve(path)
-}
+// display is how a resolved path is echoed back: relative to the root,
+// with slashes.
+func display(rel string) string { return filepath.ToSlash(rel) }
 
-// display is how a path argument is echoed back: relative, with slashes.
-func (f *fileTools) display(abs string) string { return f.sb.Rel(abs) }
+// checkRegular refuses anything but a regular file, judged by fi, the
+// FileInfo of the opened descriptor; isDir is appended to the message for
+// a directory.
+func checkRegular(name string, fi fs.FileInfo, isDir string) error {
+	switch {
+	case fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return Errorf(ErrValidationFailed, "%s is a directory%s", name, isDir)
+	}
+	return Errorf(ErrValidationFailed, "%s is %s, not a regular file; only regular files can be read or edited", name, fileKind(fi.Mode()))
+}
 
 // ---- ls
 
@@ -52,20 +59,20 @@ type lsEntry struct {
 }
 
 func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
-	dir, err := f.resolve(a.Path)
+	d, fi, dir, err := f.sb.open(a.Path)
 	if err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
+	defer d.Close()
+	switch {
+	case fi.Mode().IsRegular():
 		return "", Errorf(ErrValidationFailed, "%s is a file, not a directory; use read_file to read it", a.Path)
+	case !fi.IsDir():
+		return "", Errorf(ErrValidationFailed, "%s is %s, not a directory", a.Path, fileKind(fi.Mode()))
 	}
-	des, err := os.ReadDir(dir)
+	des, err := d.ReadDir(-1)
 	if err != nil {
-		return "", err
+		return "", f.sb.pathError(a.Path, err)
 	}
 	entries := make([]lsEntry, 0, len(des))
 	for _, de := range des {
@@ -118,7 +125,7 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		shown = shown[:a.MaxEntries]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Directory: %s\n", f.display(dir))
+	fmt.Fprintf(&b, "Directory: %s\n", display(dir))
 	if len(entries) == 0 {
 		b.WriteString("(empty directory)\n")
 	} else {
@@ -171,8 +178,15 @@ func humanSize(n int64) string {
 
 const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Use offset and limit to read part of a long file."
 
-// maxWholeFile is the largest file read_file returns without a window.
+// maxWholeFile is the largest file read_file returns without a window,
+// the largest file the line tools edit and the most text one read_file
+// call returns.
 const maxWholeFile = 10 << 20
+
+// maxLine is the longest line read_file returns; the rest of a longer line
+// is skipped, so that a window into a huge file without line breaks stays
+// bounded.
+const maxLine = 1 << 20
 
 type readArgs struct {
 	Path   string `json:"path" jsonschema:"file to read, relative to the working directory"`
@@ -186,21 +200,13 @@ const sniffLen = 8000
 func isBinary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
 
 func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
-	path, err := f.resolve(a.Path)
-	if err != nil {
-		return "", err
-	}
-	fh, err := os.Open(path)
+	fh, fi, _, err := f.sb.open(a.Path)
 	if err != nil {
 		return "", err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
+	if err := checkRegular(a.Path, fi, "; use ls to list it"); err != nil {
 		return "", err
-	}
-	if fi.IsDir() {
-		return "", Errorf(ErrValidationFailed, "%s is a directory; use ls to list it", a.Path)
 	}
 	windowed := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > maxWholeFile && !windowed {
@@ -222,31 +228,61 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		line, err := br.ReadString('\n')
-		if line == "" && err != nil {
-			if err == io.EOF {
-				break
-			}
-			return "", err
-		}
-		n++
-		if n >= start {
-			if a.Limit > 0 && n-start >= a.Limit {
-				fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
-				return b.String(), nil
-			}
-			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-			fmt.Fprintf(&b, "%d: %s\n", n, line)
-			last = n
-		}
+		line, cut, err := readLine(br, maxLine)
 		if err == io.EOF {
 			break
 		}
+		if err != nil {
+			return "", f.sb.pathError(a.Path, err)
+		}
+		n++
+		if n < start {
+			continue
+		}
+		if a.Limit > 0 && n-start >= a.Limit {
+			fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
+			return b.String(), nil
+		}
+		if b.Len() >= maxWholeFile {
+			fmt.Fprintf(&b, "[stopped after %s of text; continue with offset=%d]\n", humanSize(maxWholeFile), n)
+			return b.String(), nil
+		}
+		fmt.Fprintf(&b, "%d: %s", n, strings.TrimSuffix(string(line), "\r"))
+		if cut {
+			fmt.Fprintf(&b, " [line cut at %s]", humanSize(maxLine))
+		}
+		b.WriteByte('\n')
+		last = n
 	}
 	if last == 0 {
 		return "", Errorf(ErrValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
 	}
 	return b.String(), nil
+}
+
+// readLine returns the next line without its "\n", at most max bytes of
+// it (cut reports that the rest was skipped), or io.EOF after the last.
+func readLine(br *bufio.Reader, max int) (line []byte, cut bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		end := err == nil // chunk ends in the line break
+		if end {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if room := max - len(line); len(chunk) > room {
+			chunk, cut = chunk[:room], true
+		}
+		line = append(line, chunk...)
+		switch {
+		case end:
+			return line, cut, nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && (len(line) > 0 || cut):
+			return line, cut, nil
+		}
+		return nil, false, err
+	}
 }
 
 // ---- write_file
@@ -259,26 +295,32 @@ type writeArgs struct {
 }
 
 func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) {
-	path, err := f.resolve(a.Path)
+	if !utf8.ValidString(a.Content) {
+		return "", Errorf(ErrValidationFailed, "content is not valid UTF-8")
+	}
+	rel, err := f.sb.resolve(a.Path)
 	if err != nil {
 		return "", err
 	}
-	if path == f.sb.Root() {
+	if rel == "." {
 		return "", Errorf(ErrValidationFailed, "path %q names the working directory, not a file", a.Path)
 	}
-	_, statErr := os.Stat(path)
+	_, statErr := f.sb.dir.Lstat(rel)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
+	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
+			return "", Errorf(ErrValidationFailed, "cannot create %s: a parent on its path is a file, not a directory", a.Path)
+		}
+		return "", f.sb.pathError(filepath.Dir(rel), err)
 	}
-	if err := writeFileAtomic(path, []byte(a.Content), 0o644); err != nil {
-		return "", err
+	if err := f.sb.writeFile(rel, []byte(a.Content), 0o644); err != nil {
+		return "", f.sb.pathError(a.Path, err)
 	}
 	verb := "Overwrote"
 	if created {
 		verb = "Created"
 	}
-	return fmt.Sprintf("%s %s (%d bytes)", verb, f.display(path), len(a.Content)), nil
+	return fmt.Sprintf("%s %s (%d bytes)", verb, display(rel), len(a.Content)), nil
 }
 
 // ---- line editing
@@ -303,34 +345,39 @@ type insertArgs struct {
 
 // textFile is a file split into lines, each keeping its line ending.
 type textFile struct {
-	path  string
+	sb    *Sandbox
+	name  string // as the model gave it
+	rel   string // resolved, relative to the root
 	lines []string
 	eol   string // the ending new lines get
 }
 
-func (f *fileTools) loadText(path string) (*textFile, error) {
-	abs, err := f.resolve(path)
+func (f *fileTools) loadText(name string) (*textFile, error) {
+	fh, fi, rel, err := f.sb.open(name)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
+	defer fh.Close()
+	if err := checkRegular(name, fi, ""); err != nil {
 		return nil, err
 	}
-	if fi.IsDir() {
-		return nil, Errorf(ErrValidationFailed, "%s is a directory", path)
+	tooLarge := func(size string) error {
+		return Errorf(ErrValidationFailed, "%s is %s, too large to edit by lines (limit %s); use write_file", name, size, humanSize(maxWholeFile))
 	}
 	if fi.Size() > maxWholeFile {
-		return nil, Errorf(ErrValidationFailed, "%s is %s, too large to edit by lines (limit %s); use write_file", path, humanSize(fi.Size()), humanSize(maxWholeFile))
+		return nil, tooLarge(humanSize(fi.Size()))
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(io.LimitReader(fh, maxWholeFile+1))
 	if err != nil {
-		return nil, err
+		return nil, f.sb.pathError(name, err)
+	}
+	if len(data) > maxWholeFile {
+		return nil, tooLarge("more than " + humanSize(maxWholeFile))
 	}
 	if isBinary(data[:min(len(data), sniffLen)]) {
-		return nil, Errorf(ErrValidationFailed, "%s is a binary file; only text files can be edited by lines", path)
+		return nil, Errorf(ErrValidationFailed, "%s is a binary file; only text files can be edited by lines", name)
 	}
-	t := &textFile{path: abs, eol: "\n"}
+	t := &textFile{sb: f.sb, name: name, rel: rel, eol: "\n"}
 	s := string(data)
 	for s != "" {
 		i := strings.IndexByte(s, '\n')
@@ -380,9 +427,9 @@ func (t *textFile) splice(i, j int, repl []string) error {
 	}
 	old := t.lines
 	t.lines = out
-	if err := writeFileAtomic(t.path, []byte(strings.Join(out, "")), 0o644); err != nil {
+	if err := t.sb.writeFile(t.rel, []byte(strings.Join(out, "")), 0o644); err != nil {
 		t.lines = old
-		return err
+		return t.sb.pathError(t.name, err)
 	}
 	return nil
 }
@@ -423,7 +470,7 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	}
 	removed := a.LineEnd - a.LineStart + 1
 	s := fmt.Sprintf("Replaced lines %d-%d (%s) of %s with %s; the file now has %d lines.\n",
-		a.LineStart, a.LineEnd, plural(removed, "line"), f.display(t.path), plural(len(repl), "line"), len(t.lines))
+		a.LineStart, a.LineEnd, plural(removed, "line"), display(t.rel), plural(len(repl), "line"), len(t.lines))
 	if len(t.lines) > 0 {
 		s += t.preview(a.LineStart-1, a.LineStart-1+len(repl))
 	}
@@ -454,5 +501,5 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 		where = "at the end"
 	}
 	return fmt.Sprintf("Inserted %s %s of %s; the file now has %d lines.\n%s",
-		plural(len(repl), "line"), where, f.display(t.path), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
+		plural(len(repl), "line"), where, display(t.rel), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
 }

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -31,6 +32,14 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 
 // maxGrepLine is the longest matched line shown; longer ones are cut.
 const maxGrepLine = 300
+
+// maxGrepFile is the largest file grep_search reads; larger ones are
+// skipped with a note.
+const maxGrepFile = 64 << 20
+
+// maxIgnoreFile is the largest .gitignore read; a larger one is ignored
+// with a note.
+const maxIgnoreFile = 1 << 20
 
 // grepPattern compiles a grep_search pattern: a case-insensitive substring
 // in which * matches any run of characters.
@@ -63,10 +72,17 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	}
 	baseOnly := !strings.Contains(filter, "/")
 
-	root := f.sb.Root()
+	var notes []string
+	ignore := func(rel string, domain []string) []gitignore.Pattern {
+		ps, err := f.readIgnore(rel, domain)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("ignored %s: %v", filepath.ToSlash(rel), err))
+		}
+		return ps
+	}
 	var patterns []gitignore.Pattern
 	if !a.IgnoreGitignore {
-		patterns = append(patterns, readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)...)
+		patterns = append(patterns, ignore(filepath.Join(".git", "info", "exclude"), nil)...)
 	}
 	type match struct {
 		file string
@@ -76,22 +92,21 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	var matches []match
 	files, limited := 0, false
 	errStop := errors.New("stop")
-	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walkErr := fs.WalkDir(sandboxFS{f.sb}, ".", func(rel string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		if err != nil {
-			if p == root {
-				return err
+			if rel == "." {
+				return f.sb.pathError(rel, err)
 			}
 			return nil // unreadable entry: skip it
 		}
-		rel := f.sb.Rel(p)
 		name := d.Name()
 		if d.IsDir() {
-			if p == root {
+			if rel == "." {
 				if !a.IgnoreGitignore {
-					patterns = append(patterns, readIgnore(filepath.Join(p, ".gitignore"), nil)...)
+					patterns = append(patterns, ignore(".gitignore", nil)...)
 				}
 				return nil
 			}
@@ -103,7 +118,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 				if gitignore.NewMatcher(patterns).Match(parts, true) {
 					return fs.SkipDir
 				}
-				patterns = append(patterns, readIgnore(filepath.Join(p, ".gitignore"), parts)...)
+				patterns = append(patterns, ignore(path.Join(rel, ".gitignore"), parts)...)
 			}
 			return nil
 		}
@@ -124,7 +139,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 			return nil
 		}
 		files++
-		stop, err := grepFile(p, re, func(line int, text string) bool {
+		stop, err := f.grepFile(ctx, rel, re, func(line int, text string) bool {
 			if len(matches) >= a.MaxResults {
 				limited = true
 				return false
@@ -132,6 +147,9 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 			matches = append(matches, match{rel, line, text})
 			return true
 		})
+		if errors.Is(err, errTooLarge) {
+			notes = append(notes, fmt.Sprintf("skipped %s: %v", rel, err))
+		}
 		if err != nil {
 			return nil // unreadable file: skip it
 		}
@@ -152,9 +170,15 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	if a.IgnoreGitignore {
 		flags += " [+gitignored]"
 	}
+	finish := func() string {
+		for _, n := range notes {
+			fmt.Fprintf(&b, "[note: %s]\n", n)
+		}
+		return b.String()
+	}
 	if len(matches) == 0 {
 		fmt.Fprintf(&b, "No matches for %q in %s (%s searched)%s\n", a.Pattern, filter, plural(files, "file"), flags)
-		return b.String(), nil
+		return finish(), nil
 	}
 	word := "matches"
 	if len(matches) == 1 {
@@ -167,24 +191,38 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	if limited {
 		fmt.Fprintf(&b, "[stopped at max_results=%d; narrow the pattern or file_filter to see the rest]\n", a.MaxResults)
 	}
-	return b.String(), nil
+	return finish(), nil
 }
 
-// grepFile calls emit for each line of the file at p that re matches, until
-// emit returns false (then stop is true). Binary files are skipped.
-func grepFile(p string, re *regexp.Regexp, emit func(line int, text string) bool) (stop bool, err error) {
-	fh, err := os.Open(p)
+// errTooLarge is wrapped by the error for a file over a read limit.
+var errTooLarge = errors.New("too large")
+
+// grepFile calls emit for each line of the regular file rel (relative to
+// the root) that re matches, until emit returns false (then stop is true).
+// Binary files are skipped; files over [maxGrepFile] are refused with
+// errTooLarge.
+func (f *fileTools) grepFile(ctx context.Context, rel string, re *regexp.Regexp, emit func(line int, text string) bool) (stop bool, err error) {
+	fh, fi, _, err := f.sb.open(rel)
 	if err != nil {
 		return false, err
 	}
 	defer fh.Close()
-	br := bufio.NewReaderSize(fh, 64<<10)
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s: not a regular file", rel)
+	}
+	if fi.Size() > maxGrepFile {
+		return false, fmt.Errorf("%w: %s, more than the %s grep_search reads", errTooLarge, humanSize(fi.Size()), humanSize(maxGrepFile))
+	}
+	br := bufio.NewReaderSize(io.LimitReader(fh, maxGrepFile), 64<<10)
 	if head, _ := br.Peek(sniffLen); isBinary(head) {
 		return false, nil
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for n := 1; sc.Scan(); n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		line := sc.Bytes()
 		if !re.Match(line) {
 			continue
@@ -210,13 +248,29 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// readIgnore parses one .gitignore-style file; domain is the directory it
-// applies to, relative to the root. A missing or unreadable file has no
-// patterns.
-func readIgnore(file string, domain []string) []gitignore.Pattern {
-	data, err := os.ReadFile(file)
+// readIgnore parses one .gitignore-style file, rel (relative to the
+// root); domain is the directory it applies to. A missing file has no
+// patterns; one that cannot be used (not a regular file, too large,
+// unreadable, leading outside the root) has none either, and the error
+// says why.
+func (f *fileTools) readIgnore(rel string, domain []string) ([]gitignore.Pattern, error) {
+	fh, fi, _, err := f.sb.open(rel)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, err
+	}
+	defer fh.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is %s, not a regular file", fileKind(fi.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, maxIgnoreFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxIgnoreFile {
+		return nil, fmt.Errorf("%w: more than %s", errTooLarge, humanSize(maxIgnoreFile))
 	}
 	var ps []gitignore.Pattern
 	for _, line := range strings.Split(string(data), "\n") {
@@ -226,5 +280,18 @@ func readIgnore(file string, domain []string) []gitignore.Pattern {
 		}
 		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
-	return ps
+	return ps, nil
+}
+
+// sandboxFS is the sandbox's tree as an fs.FS for fs.WalkDir: names are
+// relative to the root and opened through its os.Root, without blocking on
+// a FIFO swapped in for a directory.
+type sandboxFS struct{ sb *Sandbox }
+
+func (s sandboxFS) Open(name string) (fs.File, error) {
+	f, err := s.sb.dir.OpenFile(name, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }

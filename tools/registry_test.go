@@ -341,3 +341,34 @@ func TestRisk(t *testing.T) {
 		t.Error("risks not ordered")
 	}
 }
+
+func TestCheckText(t *testing.T) {
+	for in, ok := range map[string]bool{
+		`{"a":"plain"}`:                   true,
+		`{"a":"é\u00e9"}`:                 true,
+		`{"a":"\ud83d\ude00"}`:            true,
+		`{"a":"\uD83D\uDE00"}`:            true,
+		`{"a":"\\ud800"}`:                 true, // an escaped backslash, then text
+		`{"a":"\"\ud800"}`:                false,
+		`{"a":"\ud800"}`:                  false,
+		`{"a":"\udc00"}`:                  false,
+		`{"a":"\ud800\u0041"}`:            false,
+		`{"a":"\ud800x"}`:                 false,
+		`{"a":"x\ud83d"}`:                 false,
+		`{"a":"\uzzzz"}`:                  true, // not an escape: the JSON parser refuses it
+		`{"\ud800":1}`:                    false,
+		"{\"a\":\"\xff\"}":                false,
+		"{\"a\":\"\xe2\x82\"}":            false, // truncated sequence
+		"{\"a\":\"\xed\xa0\x80\"}":        false, // an encoded surrogate
+		"{\"a\":\"\xf0\x9f\x98\x80\"}":    true,
+		`{"a":"unpaired \ud800 in text"}`: false,
+	} {
+		err := checkText([]byte(in))
+		if (err == nil) != ok {
+			t.Errorf("checkText(%q) = %v, want ok=%v", in, err, ok)
+		}
+		if err != nil && TypeOf(err) != ErrValidationFailed {
+			t.Errorf("checkText(%q): %s, want validation_failed", in, TypeOf(err))
+		}
+	}
+}

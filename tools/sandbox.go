@@ -7,18 +7,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
-// Sandbox confines paths to one root directory. Every path a tool takes is
-// relative to the root; absolute paths, ".." escapes and symbolic links
-// that lead outside the root are refused with [ErrOutsideRoot].
+// Sandbox confines file operations to one root directory. Every path a
+// tool takes is relative to the root; absolute paths, ".." escapes and
+// symbolic links that lead outside the root are refused with
+// [ErrOutsideRoot].
+//
+// The confinement is enforced by the kernel, not only checked: every file
+// operation goes through an [os.Root] (openat relative to a descriptor of
+// the root, refusing any step out of it), so a directory swapped for a
+// symbolic link between a check and the use cannot lead outside.
 type Sandbox struct {
-	root string // absolute, symlink-free
+	root string   // absolute, symlink-free
+	dir  *os.Root // every file operation goes through it
+
+	mu    sync.Mutex
+	swept map[string]bool // directories already cleared of stale temporary files
 }
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
-// directory.
+// directory. Stale temporary files of interrupted writes in the root
+// directory itself are removed (see [isStaleTemp]).
 func NewSandbox(dir string) (*Sandbox, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -35,7 +48,13 @@ func NewSandbox(dir string) (*Sandbox, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("sandbox root %s: not a directory", dir)
 	}
-	return &Sandbox{root: real}, nil
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox root: %w", err)
+	}
+	s := &Sandbox{root: real, dir: r, swept: map[string]bool{}}
+	s.sweep(r, ".")
+	return s, nil
 }
 
 // Root returns the root directory: absolute and free of symbolic links.
@@ -49,9 +68,31 @@ const maxLinks = 40
 // wrapping [ErrOutsideRoot]) absolute paths, paths whose ".." climbs above
 // the root, and paths that pass through a symbolic link leading outside the
 // root (dangling links included). "" and "." name the root itself.
+//
+// The answer describes the tree at the time of the call; the sandbox's own
+// file operations do not rely on it staying true.
 func (s *Sandbox) Resolve(name string) (string, error) {
+	rel, err := s.resolve(name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(s.root, rel), nil
+}
+
+// resolve is Resolve relative to the root: a clean path naming the same
+// file with every symbolic link that exists now followed, "." for the root.
+// Following links here lets a tool write through a link to its target
+// (rather than replace the link) and accept absolute links that point
+// inside the root, which os.Root itself refuses.
+func (s *Sandbox) resolve(name string) (string, error) {
+	if name == "" {
+		name = "."
+	}
 	if strings.IndexByte(name, 0) >= 0 {
 		return "", Errorf(ErrValidationFailed, "path %q contains a NUL byte", name)
+	}
+	if !utf8.ValidString(name) {
+		return "", Errorf(ErrValidationFailed, "path %q is not valid UTF-8", name)
 	}
 	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
 		return "", fmt.Errorf("%w: %q is absolute; give a path relative to the working directory", ErrOutsideRoot, name)
@@ -60,22 +101,26 @@ func (s *Sandbox) Resolve(name string) (string, error) {
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%w: %q climbs above the working directory", ErrOutsideRoot, name)
 	}
-	real, err := s.walk(clean)
-	if err != nil {
-		return "", err
-	}
-	if !within(s.root, real) {
+	rel, err := s.walk(clean)
+	if errors.Is(err, errLinkOut) {
 		return "", fmt.Errorf("%w: %q leads outside the working directory through a symbolic link", ErrOutsideRoot, name)
 	}
-	return real, nil
+	if err != nil {
+		return "", s.pathError(name, err)
+	}
+	return rel, nil
 }
 
-// walk resolves rel component by component from the root, following
-// symbolic links (absolute or relative), until a component does not exist;
-// the rest is appended lexically (it cannot hold links, nor "..", since rel
-// is clean and link targets are cleaned).
+// errLinkOut is walk's signal that a link leads outside the root.
+var errLinkOut = errors.New("symbolic link leads outside the root")
+
+// walk resolves rel component by component from the root, through the
+// os.Root, following symbolic links (absolute ones only when they point
+// inside the root) until a component does not exist; the rest is appended
+// lexically (it cannot hold links, nor "..", since rel is clean and link
+// targets are cleaned).
 func (s *Sandbox) walk(rel string) (string, error) {
-	cur := s.root
+	var cur []string // resolved components below the root
 	parts := splitPath(rel)
 	links := 0
 	for len(parts) > 0 {
@@ -85,13 +130,20 @@ func (s *Sandbox) walk(rel string) (string, error) {
 		case ".", "":
 			continue
 		case "..":
-			cur = filepath.Dir(cur)
+			if len(cur) == 0 {
+				return "", errLinkOut
+			}
+			cur = cur[:len(cur)-1]
 			continue
 		}
-		next := filepath.Join(cur, p)
-		fi, err := os.Lstat(next)
+		next := append(cur[:len(cur):len(cur)], p)
+		name := filepath.Join(next...)
+		fi, err := s.dir.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return filepath.Join(append([]string{next}, parts...)...), nil
+			return filepath.Join(append(next, parts...)...), nil
+		}
+		if isEscape(err) {
+			return "", errLinkOut
 		}
 		if err != nil {
 			return "", err
@@ -103,19 +155,24 @@ func (s *Sandbox) walk(rel string) (string, error) {
 		if links++; links > maxLinks {
 			return "", Errorf(ErrIO, "too many levels of symbolic links in %q", rel)
 		}
-		target, err := os.Readlink(next)
+		target, err := s.dir.Readlink(name)
 		if err != nil {
 			return "", err
 		}
 		if filepath.IsAbs(target) {
-			cur = string(filepath.Separator)
-			if v := filepath.VolumeName(target); v != "" {
-				cur = v + string(filepath.Separator)
+			target = filepath.Clean(target)
+			if !within(s.root, target) {
+				return "", errLinkOut
 			}
+			cur = nil
+			target, _ = filepath.Rel(s.root, target)
 		}
 		parts = append(splitPath(filepath.Clean(target)), parts...)
 	}
-	return cur, nil
+	if len(cur) == 0 {
+		return ".", nil
+	}
+	return filepath.Join(cur...), nil
 }
 
 func splitPath(p string) []string {
@@ -135,12 +192,86 @@ func within(root, path string) bool {
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
-// Rel returns abs (a path inside the root) relative to the root, with
-// forward slashes; the root itself is ".".
-func (s *Sandbox) Rel(abs string) string {
-	rel, err := filepath.Rel(s.root, abs)
-	if err != nil {
-		return abs
+// isEscape reports whether err is os.Root's refusal of a path that leaves
+// the root (the os package does not export that error).
+func isEscape(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
 	}
-	return filepath.ToSlash(rel)
+	return false
+}
+
+// pathError rewrites an error of an operation on the model's path name:
+// an os.Root refusal becomes [ErrOutsideRoot], and a *fs.PathError names
+// name (relative to the root) instead of the resolved or absolute path.
+func (s *Sandbox) pathError(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if isEscape(err) {
+		return fmt.Errorf("%w: %q leads outside the working directory through a symbolic link", ErrOutsideRoot, name)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		op := pe.Op
+		if plain, ok := rootOps[op]; ok {
+			op = plain
+		}
+		return &fs.PathError{Op: op, Path: filepath.ToSlash(name), Err: pe.Err}
+	}
+	return err
+}
+
+// rootOps maps the *at system calls os.Root names in its errors to the
+// operations a reader knows.
+var rootOps = map[string]string{
+	"openat": "open", "statat": "stat", "lstatat": "lstat", "fstatat": "stat", "mkdirat": "mkdir",
+	"renameat": "rename", "readlinkat": "readlink", "unlinkat": "remove", "removeat": "remove",
+}
+
+// openFlags open files for reading without blocking on a FIFO (or a
+// device that waits for a peer); callers check the descriptor's type
+// before reading.
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
+// open opens the file name (a path argument) names for reading, without
+// following any link out of the root and without blocking, and returns it
+// with the descriptor's own FileInfo (fstat: the file actually opened) and
+// the resolved path relative to the root.
+func (s *Sandbox) open(name string) (*os.File, fs.FileInfo, string, error) {
+	rel, err := s.resolve(name)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	f, err := s.dir.OpenFile(rel, openFlags, 0)
+	if err != nil {
+		return nil, nil, "", s.pathError(name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, "", s.pathError(name, err)
+	}
+	return f, fi, rel, nil
+}
+
+// fileKind names the type of a file that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -149,4 +151,43 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q, which the OS resolves to %q outside the root", name, got, real)
 		}
 	})
+}
+
+// TestMessagesAreRootRelative checks that what the model reads names paths
+// as it gave them, never the root's absolute path.
+func TestMessagesAreRootRelative(t *testing.T) {
+	r, root := fixture(t)
+	real, _ := filepath.EvalSymlinks(root)
+	for _, c := range []struct{ tool, args string }{
+		{"read_file", `{"path":"nope/x.txt"}`},
+		{"read_file", `{"path":"main.go/x"}`},
+		{"ls", `{"path":"nope"}`},
+		{"write_file", `{"path":"main.go/x","content":"x"}`},
+		{"replace_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`},
+		{"write_file", `{"path":"sub/lib.go","content":"x"}`},
+	} {
+		res := r.Execute(context.Background(), c.tool, json.RawMessage(c.args))
+		text := res.Message() + res.Text()
+		if strings.Contains(text, root) || strings.Contains(text, real) {
+			t.Errorf("%s %s: message names the absolute root: %s", c.tool, c.args, text)
+		}
+	}
+}
+
+// TestAbsoluteLinkInsideRoot checks that an absolute link pointing inside
+// the root is followed (os.Root alone would refuse it), for reading and for
+// writing through it to its target.
+func TestAbsoluteLinkInsideRoot(t *testing.T) {
+	r, root := fixture(t)
+	real, _ := filepath.EvalSymlinks(root)
+	if err := os.Symlink(filepath.Join(real, "sub"), filepath.Join(root, "abs-sub")); err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, r, []toolCase{
+		{"read", "read_file", `{"path":"abs-sub/lib.go"}`, ErrNone, []string{"1: package sub"}, nil},
+		{"write", "write_file", `{"path":"abs-sub/new.txt","content":"n"}`, ErrNone, []string{"Created sub/new.txt"}, nil},
+	})
+	if b, err := os.ReadFile(filepath.Join(root, "sub", "new.txt")); err != nil || string(b) != "n" {
+		t.Errorf("sub/new.txt = %q, %v", b, err)
+	}
 }
