@@ -87,6 +87,7 @@ type prompt struct {
 	text     string
 	format   grammar.Format
 	grammar  *grammar.ToolGrammar // nil: unconstrained
+	tools    []grammar.Tool       // offered tools
 	warnings []string
 }
 
@@ -118,6 +119,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 	if choice == grammar.Required && len(tools) == 0 {
 		return p, fmt.Errorf("agent: tool choice required with no tools")
 	}
+	p.tools = tools
 	if len(tools) > 0 && !req.NoGrammar {
 		g, err := grammar.ForTools(tools, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
 		if err != nil {
@@ -177,19 +179,28 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	}
 	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops()}
 	if p.grammar != nil && p.grammar.GBNF != "" {
-		g := &inference.Grammar{GBNF: p.grammar.GBNF, Root: p.grammar.Root, TriggerPatterns: p.grammar.TriggerPatterns}
-		for _, w := range p.grammar.TriggerWords {
-			if toks, err := c.eng.Tokenize(w, false, true); err == nil && len(toks) == 1 {
-				g.TriggerTokens = append(g.TriggerTokens, toks[0])
-			}
-		}
-		ir.Grammar = g
+		ir.Grammar = c.engineGrammar(p.grammar)
 	}
 	vis := newVisibleStream(p.format, req.Stream)
+	// In auto mode the lazy grammar starts at the template's marker. A
+	// model that opens its call another way (a fence, a bare object) is
+	// stopped there; the reply is cut back to the opening and continued
+	// under a grammar that forces a valid call in that wrapper.
+	watch := ir.Grammar != nil && p.grammar.Lazy()
+	var opened *grammar.CallStart
 	res, genErr := c.eng.Generate(ctx, ir, func(pc inference.Piece) error {
 		vis.write(pc.Text)
+		if watch && pc.Text != "" {
+			if st, ok, _ := grammar.FindCall(p.format, vis.raw.String()); ok && !st.Canonical {
+				opened = &st
+				return inference.ErrStop
+			}
+		}
 		return nil
 	})
+	if opened != nil && genErr == nil {
+		res, genErr = c.continueCall(ctx, req, p, ir, vis, *opened, res)
+	}
 	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
 	content, calls, perr := grammar.Parse(p.format, res.Text)
 	out.Content, out.Calls, out.ParseErr = content, calls, perr
@@ -201,4 +212,53 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	}
 	vis.finish(out.Content)
 	return out, nil
+}
+
+// engineGrammar turns a tool grammar into the engine's, with its trigger
+// words that are single tokens as trigger tokens.
+func (c *Completer) engineGrammar(tg *grammar.ToolGrammar) *inference.Grammar {
+	g := &inference.Grammar{GBNF: tg.GBNF, Root: tg.Root, TriggerPatterns: tg.TriggerPatterns}
+	for _, w := range tg.TriggerWords {
+		if toks, err := c.eng.Tokenize(w, false, true); err == nil && len(toks) == 1 {
+			g.TriggerTokens = append(g.TriggerTokens, toks[0])
+		}
+	}
+	return g
+}
+
+// continueCall regenerates a reply from the point where the model opened a
+// call with a non-canonical opening, under a grammar that forces a valid
+// call in that wrapper. first is the generation that was stopped there.
+func (c *Completer) continueCall(ctx context.Context, req CompletionRequest, p prompt, ir inference.Request,
+	vis *visibleStream, st grammar.CallStart, first inference.Result) (inference.Result, error) {
+	before := vis.raw.String()[:st.Pos]
+	tg, err := grammar.ForTools(p.tools, p.format, grammar.ToolOptions{
+		ToolChoice: grammar.Required, Parallel: req.Parallel, Opening: &st.Opening})
+	if err != nil {
+		return first, err
+	}
+	prefix, err := c.eng.Tokenize(before, false, false)
+	if err != nil {
+		return first, fmt.Errorf("agent: tokenize reply: %w", err)
+	}
+	ir.Prompt = append(append([]inference.Token(nil), ir.Prompt...), prefix...)
+	ir.Grammar = c.engineGrammar(tg)
+	if ir.MaxTokens > 0 {
+		ir.MaxTokens = max(1, ir.MaxTokens-len(prefix))
+	}
+	vis.reset(before)
+	res, err := c.eng.Generate(ctx, ir, func(pc inference.Piece) error {
+		vis.write(pc.Text)
+		return nil
+	})
+	res.Text = before + res.Text
+	res.Tokens = append(append([]inference.Token(nil), first.Tokens...), res.Tokens...)
+	s := &res.Stats
+	s.PromptTokens = first.Stats.PromptTokens
+	s.PromptReused, s.PromptDecoded = first.Stats.PromptReused, first.Stats.PromptDecoded+s.PromptDecoded
+	s.PromptDuration += first.Stats.PromptDuration
+	s.Generated += first.Stats.Generated
+	s.GenerateDuration += first.Stats.GenerateDuration
+	s.GrammarResamples += first.Stats.GrammarResamples
+	return res, err
 }

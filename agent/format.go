@@ -130,7 +130,13 @@ func flatten(msgs []Message, f grammar.Format, instructions string) []Message {
 		m := msgs[i]
 		switch {
 		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
+			// The reply as generated keeps the KV cache warm, unless the
+			// model wrapped a call its own way: then the history shows the
+			// canonical form, so the model sees correct examples.
 			text := m.Raw
+			if st, ok, _ := grammar.FindCall(f, text); ok && !st.Canonical {
+				text = ""
+			}
 			if text == "" {
 				text = strings.TrimSpace(strings.TrimSpace(m.Content) + "\n" + grammar.Render(f, m.ToolCalls))
 			}

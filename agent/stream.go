@@ -23,11 +23,8 @@ func newVisibleStream(f grammar.Format, out func(string)) *visibleStream {
 
 // write adds generated text.
 func (v *visibleStream) write(s string) {
-	if v.out == nil || s == "" {
-		return
-	}
 	v.raw.WriteString(s)
-	if v.broken {
+	if v.out == nil || s == "" || v.broken {
 		return
 	}
 	// Trailing space waits for what follows: it is dropped before markup
@@ -41,6 +38,13 @@ func (v *visibleStream) write(s string) {
 		v.emitted = vis
 		v.out(d)
 	}
+}
+
+// reset replaces the reply so far with raw, a prefix of it whose visible
+// part was shown already.
+func (v *visibleStream) reset(raw string) {
+	v.raw.Reset()
+	v.raw.WriteString(raw)
 }
 
 // finish shows the final content when nothing was streamed, e.g. a
