@@ -1,3 +1,5 @@
+//go:build cgo
+
 package grammar_test
 
 // Tests that need llama.cpp (through the inference package's cgo binding).
