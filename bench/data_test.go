@@ -6,21 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
-// sharedBFCL is the shared BFCL data (Apache-2.0) beside the repository.
-const sharedBFCL = "../../shared/bfcl"
-
-func needBFCL(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(sharedBFCL, "BFCL_v4_simple_python.json")); err != nil {
-		t.Skip("no BFCL data at", sharedBFCL)
-	}
-}
-
+// TestLoadShared loads the 600 simple and multiple cases of the BFCL data
+// the tests share: the copy beside the repository or the official data.
 func TestLoadShared(t *testing.T) {
-	needBFCL(t)
-	all, skipped, err := Load([]string{sharedBFCL}, LoadOptions{})
+	dir := testenv.BFCLDir(t)
+	files := testenv.BFCLFiles(t)
+	all, skipped, err := Load(files, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,23 +31,23 @@ func TestLoadShared(t *testing.T) {
 		}
 	}
 
-	got, _, err := Load([]string{filepath.Join(sharedBFCL, "BFCL_v4_multiple.json"), sharedBFCL}, LoadOptions{})
+	got, _, err := Load([]string{files[1], dir}, LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "duplicate id") {
 		t.Errorf("same file twice: got %d cases, err %v", len(got), err)
 	}
 
-	some, _, err := Load([]string{sharedBFCL}, LoadOptions{Categories: []string{"multiple"}, Limit: 7})
+	some, _, err := Load([]string{dir}, LoadOptions{Categories: []string{"multiple"}, Limit: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(some) != 7 || some[0].ID != "multiple_0" || some[6].Category != "multiple" {
 		t.Errorf("--category multiple --limit 7: got %d cases starting %s", len(some), some[0].ID)
 	}
-	limited, _, _ := Load([]string{sharedBFCL}, LoadOptions{Limit: 3})
+	limited, _, _ := Load(files, LoadOptions{Limit: 3})
 	if len(limited) != 6 {
 		t.Errorf("--limit 3 over two categories: got %d cases, want 6", len(limited))
 	}
-	if _, _, err := Load([]string{sharedBFCL}, LoadOptions{Categories: []string{"simpel"}}); err == nil {
+	if _, _, err := Load([]string{dir}, LoadOptions{Categories: []string{"simpel"}}); err == nil {
 		t.Error("unknown category accepted")
 	}
 }

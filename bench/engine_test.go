@@ -1,3 +1,5 @@
+//go:build cgo
+
 package bench
 
 import (
@@ -8,6 +10,7 @@ import (
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
@@ -16,7 +19,7 @@ import (
 // every reply must parse into calls that validate against the tools'
 // schemas, whatever the random weights say.
 func TestEngineGrammarOnIsValid(t *testing.T) {
-	needBFCL(t)
+	files := testenv.BFCLFiles(t)
 	path := filepath.Join(t.TempDir(), "synth.gguf")
 	if err := synth.Write(path, synth.Options{Seed: 1}); err != nil {
 		t.Fatal(err)
@@ -31,7 +34,7 @@ func TestEngineGrammarOnIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lctx.Close()
-	all, _, err := Load([]string{sharedBFCL}, LoadOptions{})
+	all, _, err := Load(files, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

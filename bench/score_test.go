@@ -7,6 +7,7 @@ import (
 
 	"github.com/offgrid-ai/offgrid/bench/checker"
 	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
 // groundTruthCalls renders each case's ground truth (first accepted value
@@ -67,8 +68,7 @@ func first(acc []any, required bool) (any, bool) {
 // truth in every call format, parses it back as a model reply would be,
 // and scores it: all must be parse-valid, schema-valid and correct.
 func TestScoreGroundTruthThroughFormats(t *testing.T) {
-	needBFCL(t)
-	cases, _, err := Load([]string{sharedBFCL}, LoadOptions{})
+	cases, _, err := Load(testenv.BFCLFiles(t), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,20 +13,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
-
-// bfclDir holds the BFCL data shared by the project.
-const bfclDir = "../../shared/bfcl"
 
 // bfclCases returns the function lists of the 600 BFCL cases.
 func bfclCases(t testing.TB) map[string][]Tool {
 	t.Helper()
-	if _, err := os.Stat(bfclDir); err != nil {
-		t.Skipf("BFCL data not found at %s: %v", bfclDir, err)
-	}
 	cases := map[string][]Tool{}
-	for _, name := range []string{"BFCL_v4_simple_python.json", "BFCL_v4_multiple.json"} {
-		f, err := os.Open(filepath.Join(bfclDir, name))
+	for _, path := range testenv.BFCLFiles(t) {
+		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package grammar
 
 // Proof 3: on the real engine, with a random-weight model, every output

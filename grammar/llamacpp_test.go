@@ -1,26 +1,27 @@
+//go:build cgo
+
 package grammar_test
 
 // Tests that need llama.cpp (through the inference package's cgo binding).
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
 // TestBFCLLlamaCppAccepts is proof 1: every BFCL function list, in every
 // format and tool choice, yields a grammar llama.cpp's parser accepts.
 func TestBFCLLlamaCppAccepts(t *testing.T) {
-	const dir = "../../shared/bfcl"
 	n := 0
-	for _, name := range []string{"BFCL_v4_simple_python.json", "BFCL_v4_multiple.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+	for _, path := range testenv.BFCLFiles(t) {
+		data, err := os.ReadFile(path)
 		if err != nil {
-			t.Skipf("BFCL data not found at %s: %v", dir, err)
+			t.Fatal(err)
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			tools, err := grammar.ParseTools([]byte(line))

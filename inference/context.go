@@ -33,14 +33,23 @@ type Context struct {
 	cached []Token // tokens whose keys and values are in the cache, in order
 }
 
-// NewContext creates a decoding context.
+// NewContext creates a decoding context. It keeps the model's weights
+// alive until it is closed, even if the model is closed first.
 func (m *Model) NewContext(opts ContextOptions) (*Context, error) {
-	if m.c == nil {
-		return nil, ErrClosed
+	if err := m.acquire(); err != nil {
+		return nil, err
 	}
+	x, err := m.newContext(opts)
+	if err != nil {
+		m.release()
+	}
+	return x, err
+}
+
+func (m *Model) newContext(opts ContextOptions) (*Context, error) {
 	nCtx := opts.ContextSize
 	if nCtx <= 0 {
-		nCtx = min(m.ContextLength(), 4096)
+		nCtx = min(m.contextLength(), 4096)
 	}
 	if nCtx <= 0 {
 		nCtx = 4096
@@ -61,7 +70,7 @@ func (m *Model) NewContext(opts ContextOptions) (*Context, error) {
 		C.free(unsafe.Pointer(abort))
 		return nil, engineError(nil, "inference: cannot create context (n_ctx %d)", nCtx)
 	}
-	nVocab := m.VocabSize()
+	nVocab := m.vocabSize()
 	x := &Context{
 		m:      m,
 		c:      c,
@@ -76,7 +85,8 @@ func (m *Model) NewContext(opts ContextOptions) (*Context, error) {
 	return x, nil
 }
 
-// Close frees the context.
+// Close frees the context; a second Close does nothing. After Close its
+// methods return zero values or ErrClosed.
 func (x *Context) Close() error {
 	if x.c == nil {
 		return nil
@@ -85,15 +95,17 @@ func (x *Context) Close() error {
 	C.llama_batch_free(x.batch)
 	C.free(unsafe.Pointer(x.abort))
 	C.free(unsafe.Pointer(x.cands))
-	x.c = nil
+	x.c, x.abort, x.cands = nil, nil, nil
+	x.nCtx, x.cached = 0, nil
 	runtime.SetFinalizer(x, nil)
+	x.m.release()
 	return nil
 }
 
 // Model returns the model the context decodes.
 func (x *Context) Model() *Model { return x.m }
 
-// Size is the context window in tokens.
+// Size is the context window in tokens (0 after Close).
 func (x *Context) Size() int { return x.nCtx }
 
 // Cached returns a copy of the tokens currently held in the KV cache.
@@ -108,9 +120,13 @@ func (x *Context) Reset() {
 	x.cached = x.cached[:0]
 }
 
-// Tokenize is Model.Tokenize, so a Context alone can serve a caller.
+// Tokenize is Model.Tokenize, so a Context alone can serve a caller. It
+// works until the Context is closed, whether or not the Model is.
 func (x *Context) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, error) {
-	return x.m.Tokenize(text, addSpecial, parseSpecial)
+	if x.c == nil {
+		return nil, ErrClosed
+	}
+	return x.m.tokenize(text, addSpecial, parseSpecial)
 }
 
 // Generate continues req.Prompt and streams the output to fn (which may be
@@ -223,7 +239,7 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 		if !C.og_accept(chain, grammar, tok) {
 			return res, engineError(ErrInvalidGrammar, "inference: grammar rejected token %d", tok)
 		}
-		if x.m.IsEOG(Token(tok)) {
+		if x.m.isEOG(Token(tok)) {
 			res.StopReason = StopEOG
 			break
 		}

@@ -29,6 +29,10 @@ func CheckGrammar(gbnf, root string) error {
 // CheckGrammar validates g against this model's vocabulary (token
 // references and trigger tokens included).
 func (m *Model) CheckGrammar(g *Grammar) error {
+	if !m.rlock() {
+		return ErrClosed
+	}
+	defer m.mu.RUnlock()
 	s, err := m.newGrammar(g)
 	if err != nil {
 		return err

@@ -57,13 +57,22 @@ func engineError(base error, format string, args ...any) error {
 // ErrLoad is returned (wrapped) when a model file cannot be loaded.
 var ErrLoad = errors.New("inference: cannot load model")
 
-// Model is a loaded GGUF model. It is safe for concurrent use; each
-// Context it creates is not.
+// Model is a loaded GGUF model. It is safe for concurrent use, Close
+// included; each Context it creates is not. After Close its methods return
+// zero values (and ErrClosed where they return an error); they never hand
+// llama.cpp a freed model.
 type Model struct {
-	mu    sync.RWMutex
-	c     *C.struct_llama_model
-	vocab *C.struct_llama_vocab
-	path  string
+	path string
+
+	// mu guards the fields below. Methods read-lock it for each call into
+	// llama.cpp; Close and the Context count write-lock it. c and vocab
+	// stay valid while closed is false or contexts > 0; a Context uses
+	// them through its reference without taking mu.
+	mu       sync.RWMutex
+	c        *C.struct_llama_model
+	vocab    *C.struct_llama_vocab
+	closed   bool
+	contexts int // open Contexts
 }
 
 // Load loads the GGUF model at path. Before handing the file to llama.cpp it
@@ -88,16 +97,56 @@ func Load(path string, opts ModelOptions) (*Model, error) {
 	return m, nil
 }
 
-// Close frees the model. Contexts created from it must be closed first.
+// Close closes the model; it waits for calls in progress and is safe to
+// call twice. Contexts created from it keep working until they are closed:
+// the weights are freed when the model and all its contexts are closed.
 func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.c != nil {
-		C.llama_model_free(m.c)
-		m.c, m.vocab = nil, nil
+	if !m.closed {
+		m.closed = true
 		runtime.SetFinalizer(m, nil)
+		m.freeLocked()
 	}
 	return nil
+}
+
+// freeLocked frees the weights once the model and its contexts are closed.
+func (m *Model) freeLocked() {
+	if m.closed && m.contexts == 0 && m.c != nil {
+		C.llama_model_free(m.c)
+		m.c, m.vocab = nil, nil
+	}
+}
+
+// rlock read-locks the model for a call into llama.cpp. After Close it
+// returns false with the lock released.
+func (m *Model) rlock() bool {
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
+		return false
+	}
+	return true
+}
+
+// acquire counts a new Context, which keeps the weights alive.
+func (m *Model) acquire() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	m.contexts++
+	return nil
+}
+
+// release undoes acquire.
+func (m *Model) release() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.contexts--
+	m.freeLocked()
 }
 
 // Path returns the file the model was loaded from.
@@ -105,6 +154,10 @@ func (m *Model) Path() string { return m.path }
 
 // Meta returns a metadata value as text, and whether the key exists.
 func (m *Model) Meta(key string) (string, bool) {
+	if !m.rlock() {
+		return "", false
+	}
+	defer m.mu.RUnlock()
 	ckey := C.CString(key)
 	defer C.free(unsafe.Pointer(ckey))
 	n := C.llama_model_meta_val_str(m.c, ckey, nil, 0)
@@ -124,6 +177,10 @@ func (m *Model) Architecture() string {
 
 // Description is llama.cpp's one-line description (type, size, quantization).
 func (m *Model) Description() string {
+	if !m.rlock() {
+		return ""
+	}
+	defer m.mu.RUnlock()
 	buf := make([]byte, 256)
 	n := C.llama_model_desc(m.c, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
 	if n < 0 {
@@ -133,39 +190,103 @@ func (m *Model) Description() string {
 }
 
 // ParamCount is the number of parameters.
-func (m *Model) ParamCount() uint64 { return uint64(C.llama_model_n_params(m.c)) }
+func (m *Model) ParamCount() uint64 {
+	if !m.rlock() {
+		return 0
+	}
+	defer m.mu.RUnlock()
+	return uint64(C.llama_model_n_params(m.c))
+}
 
 // Size is the total size of the weights in bytes.
-func (m *Model) Size() uint64 { return uint64(C.llama_model_size(m.c)) }
+func (m *Model) Size() uint64 {
+	if !m.rlock() {
+		return 0
+	}
+	defer m.mu.RUnlock()
+	return uint64(C.llama_model_size(m.c))
+}
 
 // ContextLength is the context window the model was trained with.
-func (m *Model) ContextLength() int { return int(C.llama_model_n_ctx_train(m.c)) }
+func (m *Model) ContextLength() int {
+	if !m.rlock() {
+		return 0
+	}
+	defer m.mu.RUnlock()
+	return m.contextLength()
+}
+
+func (m *Model) contextLength() int { return int(C.llama_model_n_ctx_train(m.c)) }
 
 // VocabSize is the number of tokens in the vocabulary.
-func (m *Model) VocabSize() int { return int(C.llama_vocab_n_tokens(m.vocab)) }
+func (m *Model) VocabSize() int {
+	if !m.rlock() {
+		return 0
+	}
+	defer m.mu.RUnlock()
+	return m.vocabSize()
+}
+
+func (m *Model) vocabSize() int { return int(C.llama_vocab_n_tokens(m.vocab)) }
 
 // BOS is the beginning-of-sequence token, or -1.
-func (m *Model) BOS() Token { return Token(C.llama_vocab_bos(m.vocab)) }
+func (m *Model) BOS() Token {
+	if !m.rlock() {
+		return -1
+	}
+	defer m.mu.RUnlock()
+	return Token(C.llama_vocab_bos(m.vocab))
+}
 
 // EOS is the end-of-sequence token, or -1.
-func (m *Model) EOS() Token { return Token(C.llama_vocab_eos(m.vocab)) }
+func (m *Model) EOS() Token {
+	if !m.rlock() {
+		return -1
+	}
+	defer m.mu.RUnlock()
+	return Token(C.llama_vocab_eos(m.vocab))
+}
 
 // EOT is the end-of-turn token, or -1.
-func (m *Model) EOT() Token { return Token(C.llama_vocab_eot(m.vocab)) }
+func (m *Model) EOT() Token {
+	if !m.rlock() {
+		return -1
+	}
+	defer m.mu.RUnlock()
+	return Token(C.llama_vocab_eot(m.vocab))
+}
 
 // AddBOS reports whether the tokenizer adds BOS to a prompt.
-func (m *Model) AddBOS() bool { return bool(C.llama_vocab_get_add_bos(m.vocab)) }
+func (m *Model) AddBOS() bool {
+	if !m.rlock() {
+		return false
+	}
+	defer m.mu.RUnlock()
+	return bool(C.llama_vocab_get_add_bos(m.vocab))
+}
 
 // IsEOG reports whether tok ends generation (EOS, EOT and similar).
 func (m *Model) IsEOG(tok Token) bool {
+	if !m.rlock() {
+		return false
+	}
+	defer m.mu.RUnlock()
+	return m.isEOG(tok)
+}
+
+func (m *Model) isEOG(tok Token) bool {
 	return bool(C.llama_vocab_is_eog(m.vocab, C.llama_token(tok)))
 }
 
 // EOG lists every end-of-generation token of the vocabulary.
 func (m *Model) EOG() []Token {
+	if !m.rlock() {
+		return nil
+	}
+	defer m.mu.RUnlock()
 	var out []Token
-	for t := range m.VocabSize() {
-		if m.IsEOG(Token(t)) {
+	for t := range m.vocabSize() {
+		if m.isEOG(Token(t)) {
 			out = append(out, Token(t))
 		}
 	}
@@ -174,6 +295,10 @@ func (m *Model) EOG() []Token {
 
 // ChatTemplate returns the GGUF's tokenizer.chat_template, or "".
 func (m *Model) ChatTemplate() string {
+	if !m.rlock() {
+		return ""
+	}
+	defer m.mu.RUnlock()
 	p := C.llama_model_chat_template(m.c, nil)
 	if p == nil {
 		return ""
@@ -184,7 +309,11 @@ func (m *Model) ChatTemplate() string {
 // TokenText returns the vocabulary entry of tok as text, special tokens
 // included (e.g. "<bos>"); "" for an id outside the vocabulary.
 func (m *Model) TokenText(tok Token) string {
-	if tok < 0 || int(tok) >= m.VocabSize() {
+	if !m.rlock() {
+		return ""
+	}
+	defer m.mu.RUnlock()
+	if tok < 0 || int(tok) >= m.vocabSize() {
 		return ""
 	}
 	return m.piece(tok, true)
@@ -194,9 +323,14 @@ func (m *Model) TokenText(tok Token) string {
 // configured to; parseSpecial turns special-token text such as "<|im_end|>"
 // into the special token instead of spelling it out.
 func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, error) {
-	if m.c == nil {
+	if !m.rlock() {
 		return nil, ErrClosed
 	}
+	defer m.mu.RUnlock()
+	return m.tokenize(text, addSpecial, parseSpecial)
+}
+
+func (m *Model) tokenize(text string, addSpecial, parseSpecial bool) ([]Token, error) {
 	ctext := C.CString(text)
 	defer C.free(unsafe.Pointer(ctext))
 	n := len(text) + 8
@@ -214,6 +348,9 @@ func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, e
 	}
 	return nil, errors.New("inference: tokenize: buffer size mismatch")
 }
+
+// The lower-case methods call llama.cpp without locking: the caller holds
+// the read lock of an open model or a Context's reference.
 
 // piece returns the text of one token (raw bytes, possibly partial UTF-8).
 func (m *Model) piece(tok Token, special bool) string {
@@ -235,11 +372,21 @@ func (m *Model) piece(tok Token, special bool) string {
 // TokenPiece returns the bytes one token contributes to the text. A piece
 // can be part of a multi-byte character. Special tokens render as their
 // text when special is true and as nothing otherwise.
-func (m *Model) TokenPiece(tok Token, special bool) string { return m.piece(tok, special) }
+func (m *Model) TokenPiece(tok Token, special bool) string {
+	if !m.rlock() {
+		return ""
+	}
+	defer m.mu.RUnlock()
+	return m.piece(tok, special)
+}
 
 // Detokenize converts tokens back to text. With special false, control
 // tokens are left out.
 func (m *Model) Detokenize(tokens []Token, special bool) (string, error) {
+	if !m.rlock() {
+		return "", ErrClosed
+	}
+	defer m.mu.RUnlock()
 	if err := m.checkTokens(tokens); err != nil {
 		return "", err
 	}
@@ -251,7 +398,7 @@ func (m *Model) Detokenize(tokens []Token, special bool) (string, error) {
 }
 
 func (m *Model) checkTokens(tokens []Token) error {
-	n := Token(m.VocabSize())
+	n := Token(m.vocabSize())
 	for i, t := range tokens {
 		if t < 0 || t >= n {
 			return fmt.Errorf("%w: token %d at position %d (vocabulary has %d)", ErrInvalidToken, t, i, n)

@@ -6,23 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// bfclDir is the shared BFCL data (Apache-2.0) beside the repository.
-const bfclDir = "../../../shared/bfcl"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
+)
 
 // TestGroundTruth feeds each case's ground truth back as the model's
 // calls, taking the first accepted value of each parameter (omitting the
 // parameter when that is ""): every case must pass.
 func TestGroundTruth(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(bfclDir, "possible_answer", "*.json"))
-	if len(files) == 0 {
-		t.Skip("no BFCL data at", bfclDir)
-	}
 	cases := 0
-	for _, af := range files {
-		questions := readLines(t, filepath.Join(bfclDir, filepath.Base(af)))
-		for id, line := range readLines(t, af) {
+	for _, qf := range testenv.BFCLFiles(t) {
+		questions := readLines(t, qf)
+		for id, line := range readLines(t, filepath.Join(filepath.Dir(qf), "possible_answer", filepath.Base(qf))) {
 			var a struct {
 				GroundTruth json.RawMessage `json:"ground_truth"`
 			}
@@ -75,6 +70,9 @@ func TestGroundTruth(t *testing.T) {
 			}
 			cases++
 		}
+	}
+	if cases != 600 {
+		t.Errorf("checked %d cases, want 600", cases)
 	}
 	t.Logf("%d cases: ground truth accepted on all", cases)
 }

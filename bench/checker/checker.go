@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"sort"
@@ -295,8 +296,13 @@ func simple(f *Function, call Call, answer Answer) (Result, error) {
 			}
 		}
 		// Python converts an int to a float where a float is expected.
-		if i, isInt := value.(int64); isInt && detail.Type == "float" {
-			value = float64(i)
+		if detail.Type == "float" {
+			switch i := value.(type) {
+			case int64:
+				value = float64(i)
+			case *big.Int:
+				value = pyFloat(i)
+			}
 		}
 		tc := typeCheck(param, value, accepted, detail.Type, expected, nested)
 		if !tc.Valid {
@@ -402,9 +408,9 @@ func nestedError(param, desc, nested string, value any) Result {
 var punctuation = regexp.MustCompile(`[ ,./\-_*^]`)
 
 // Standardize is BFCL's standardize_string: drop spaces and ",./-_*^",
-// lowercase, and turn ' into ".
+// lowercase as Python does (see pyLower), and turn ' into ".
 func Standardize(s string) string {
-	return strings.ReplaceAll(strings.ToLower(punctuation.ReplaceAllString(s, "")), "'", `"`)
+	return strings.ReplaceAll(pyLower(punctuation.ReplaceAllString(s, "")), "'", `"`)
 }
 
 func stringCheck(param, value string, accepted []any) Result {

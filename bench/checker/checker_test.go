@@ -118,6 +118,18 @@ func TestCheck(t *testing.T) {
 		{"list of dicts count", "simple_python", `[{"geo.area": {"base": [10], "height": [5.5], "rows": [[{"k": ["a"]}]]}}]`, `geo.area {"base": 10, "height": 5.5, "rows": [{"k": "a"}, {"k": "b"}]}`, false, "value_error:list_dict_count"},
 		{"variable: string where answer is a string", "simple_python", `[{"geo.area": {"base": ["n"], "height": [5.5]}}]`, `geo.area {"base": "n", "height": 5.5}`, true, ""},
 		{"variable compared exactly", "simple_python", `[{"geo.area": {"base": ["n"], "height": [5.5]}}]`, `geo.area {"base": "N", "height": 5.5}`, false, "value_error:others"},
+		// Python ints are exact at any size; str.lower() maps final sigma and İ
+		// as Unicode's full case mapping does (each verified with python3).
+		{"int beyond int64", "simple_python", `[{"geo.area": {"base": [18446744073709551616], "height": [5.5]}}]`, `geo.area {"base": 18446744073709551616, "height": 5.5}`, true, ""},
+		{"int beyond int64, off by one", "simple_python", `[{"geo.area": {"base": [18446744073709551616], "height": [5.5]}}]`, `geo.area {"base": 18446744073709551617, "height": 5.5}`, false, "value_error:others"},
+		{"int beyond 2^53, off by one", "simple_python", `[{"geo.area": {"base": [9007199254740992], "height": [5.5]}}]`, `geo.area {"base": 9007199254740993, "height": 5.5}`, false, "value_error:others"},
+		{"int beyond 2^53 is not its float", "simple_python", `[{"geo.area": {"base": [9007199254740992.0], "height": [5.5]}}]`, `geo.area {"base": 9007199254740993, "height": 5.5}`, false, "value_error:others"},
+		{"int equal to its float", "simple_python", `[{"geo.area": {"base": [9007199254740992.0], "height": [5.5]}}]`, `geo.area {"base": 9007199254740992, "height": 5.5}`, true, ""},
+		{"big int for float, rounded as float(int)", "simple_python", `[{"geo.area": {"base": [10], "height": [1e20]}}]`, `geo.area {"base": 10, "height": 100000000000000000001}`, true, ""},
+		{"final sigma", "simple_python", `[{"geo.area": {"base": [10], "height": [5.5], "unit": ["ΟΔΟΣ"]}}]`, `geo.area {"base": 10, "height": 5.5, "unit": "οδος"}`, true, ""},
+		{"medial sigma", "simple_python", `[{"geo.area": {"base": [10], "height": [5.5], "unit": ["ΟΔΟΣ"]}}]`, `geo.area {"base": 10, "height": 5.5, "unit": "οδοσ"}`, false, "value_error:string"},
+		{"dotted capital I", "simple_python", `[{"geo.area": {"base": [10], "height": [5.5], "unit": ["İstanbul"]}}]`, "geo.area {\"base\": 10, \"height\": 5.5, \"unit\": \"i\u0307stanbul\"}", true, ""},
+		{"dotted capital I is not i", "simple_python", `[{"geo.area": {"base": [10], "height": [5.5], "unit": ["İstanbul"]}}]`, `geo.area {"base": 10, "height": 5.5, "unit": "istanbul"}`, false, "value_error:string"},
 		{"multiple: right function", "multiple", `[{"other": {"x": [1]}}]`, `other {"x": 1}`, true, ""},
 		{"multiple: wrong function", "multiple", `[{"other": {"x": [1]}}]`, `geo.area {"base": 10}`, false, "simple_function_checker:wrong_func_name"},
 		{"multiple: two calls", "multiple", `[{"other": {"x": [1]}}]`, `other {"x": 1}; other {"x": 1}`, false, "multiple_function_checker:wrong_count"},
@@ -178,9 +190,46 @@ func TestStandardize(t *testing.T) {
 		"it's 'quoted'": `it"s"quoted"`,
 		"Tab\tkept":     "tab\tkept",
 		"São Paulo":     "sãopaulo",
+		// Expected values from python3 (re.sub(...).lower().replace("'", '"')).
+		"ΟΔΟΣ":         "οδος",
+		"ΑΣ Β":         "ασβ", // the space goes first: Σ is no longer final
+		"ΌΣΟΣ.ΜΕΓΑΛΟΣ": "όσοσμεγαλος",
+		"Α'Σ":          `α"ς`,
+		"İstanbul":     "i\u0307stanbul",
 	} {
 		if got := Standardize(in); got != want {
 			t.Errorf("Standardize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPyLower compares with python3's str.lower() on each input.
+func TestPyLower(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"HELLO", "hello"},
+		{"ΟΔΟΣ", "οδος"},
+		{"ΣΑΣ", "σας"},
+		{"Σ", "σ"},
+		{"AΣ", "aς"},
+		{"AΣB", "aσb"},
+		{"ΣΑΣ1", "σας1"},
+		{"1Σ", "1σ"},
+		{"ΑΣ Β", "ας β"},
+		{"ΑΣ.Β", "ασ.β"}, // '.' is case-ignorable: Β follows
+		{"ΑΣ'", "ας'"},
+		{"Α'Σ", "α'ς"},
+		{"a\u0301Σ", "a\u0301ς"},
+		{"ΑΣ\u0301", "ας\u0301"},
+		{"ǅΣ", "ǆς"}, // titlecase is cased
+		{"ªΣ", "ªς"}, // Other_Lowercase is cased
+		{"ʰΣ", "ʰσ"}, // cased but also case-ignorable: skipped
+		{"AʰΣ", "aʰς"},
+		{"ΌΣΟΣ.ΜΕΓΑΛΟΣ", "όσοσ.μεγαλος"},
+		{"İstanbul", "i\u0307stanbul"},
+		{"DİYARBAKIR", "di\u0307yarbakir"},
+	} {
+		if got := pyLower(tt.in); got != tt.want {
+			t.Errorf("pyLower(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -200,6 +249,25 @@ func TestDecodeTypes(t *testing.T) {
 	if back, _ := Decode(Encode(v)); !pyEqual(back, v) || pyType(back.([]any)[1]) != "float" {
 		t.Errorf("Encode round trip: %s", Encode(v))
 	}
+	big, err := Decode([]byte(`[18446744073709551616, -18446744073709551617]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pyType(big.([]any)[0]) != "int" || string(Encode(big)) != `[18446744073709551616,-18446744073709551617]` || pyRepr(big) != "[18446744073709551616, -18446744073709551617]" {
+		t.Errorf("ints beyond int64: %s %s %s", pyType(big.([]any)[0]), Encode(big), pyRepr(big))
+	}
+	for in, want := range map[string]float64{ // python3: float(int(in))
+		"9007199254740993":      9007199254740992,
+		"9007199254740995":      9007199254740996,
+		"100000000000000000001": 1e20,
+		"-18446744073709553664": -1.8446744073709552e19,
+	} {
+		v, _ := Decode([]byte(in))
+		i, _ := pyInt(v)
+		if got := pyFloat(i); got != want {
+			t.Errorf("float(%s) = %v, want %v", in, got, want)
+		}
+	}
 	if _, err := Decode([]byte(`{} x`)); err == nil {
 		t.Error("trailing data accepted")
 	}
@@ -213,6 +281,22 @@ func TestPyEqual(t *testing.T) {
 		{`1`, `1.0`, true}, {`true`, `1`, true}, {`false`, `0.0`, true}, {`"1"`, `1`, false},
 		{`[1, [2]]`, `[1.0, [2]]`, true}, {`{"a": 1}`, `{"a": 1, "b": 2}`, false}, {`null`, `null`, true},
 		{`9007199254740993`, `9007199254740992`, false},
+		// Python compares ints exactly, also with floats (verified with python3).
+		{`9007199254740993`, `9007199254740992.0`, false},
+		{`9007199254740992`, `9007199254740992.0`, true},
+		{`18446744073709551616`, `18446744073709551616.0`, true},
+		{`18446744073709551617`, `18446744073709551616.0`, false},
+		{`1000000000000000000000000000000`, `1000000000000000000000000000000`, true},
+		{`1000000000000000000000000000000`, `1000000000000000000000000000001`, false},
+		{`123456789012345678901234567890`, `1.2345678901234568e29`, false},
+		{`-9223372036854775808`, `-9.223372036854776e18`, true},
+		{`9223372036854775808`, `9.223372036854776e18`, true},
+		{`9223372036854775807`, `9.223372036854776e18`, false},
+		{`-18446744073709551616`, `-18446744073709551616`, true},
+		{`[18446744073709551616]`, `[18446744073709551616.0]`, true},
+		{`true`, `1.0`, true},
+		{`1e400`, `1e400`, true},
+		{`0.5`, `0`, false},
 	} {
 		a, _ := Decode([]byte(tt.a))
 		b, _ := Decode([]byte(tt.b))

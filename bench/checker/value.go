@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
 
 // Values are what Python's json.loads (or ast.literal_eval) would give, in
-// Go: nil, bool, int64 (Python int), float64 (Python float), string, []any
-// (list; tuples become lists) and map[string]any (dict). JSON numbers
-// written with '.', 'e' or 'E' are floats, others ints, as in Python.
+// Go: nil, bool, int64 or, beyond int64, *big.Int (Python int), float64
+// (Python float), string, []any (list; tuples become lists) and
+// map[string]any (dict). JSON numbers written with '.', 'e' or 'E' are
+// floats, others ints, as in Python.
 
 // Decode parses JSON text into a Value as Python's json.loads would.
 func Decode(data []byte) (any, error) {
@@ -49,10 +51,13 @@ func convert(v any) any {
 }
 
 // number classifies a JSON number the way Python does. An int too large
-// for int64 is kept as a float64 (Python would keep it exact).
+// for int64 is a *big.Int: Python keeps every int exact.
 func number(s string) any {
 	if !strings.ContainsAny(s, ".eE") {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		if i, ok := new(big.Int).SetString(s, 10); ok {
 			return i
 		}
 	}
@@ -67,7 +72,7 @@ func pyType(v any) string {
 		return "NoneType"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"
@@ -81,33 +86,65 @@ func pyType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// numeric returns v as a number when Python's == would compare it as one
-// (bools are ints in Python).
-func numeric(v any) (float64, bool) {
+// pyInt returns v as an exact integer when Python's == would compare it
+// as an int (bools are ints in Python).
+func pyInt(v any) (*big.Int, bool) {
 	switch x := v.(type) {
 	case bool:
 		if x {
-			return 1, true
+			return big.NewInt(1), true
 		}
-		return 0, true
+		return new(big.Int), true
 	case int64:
-		return float64(x), true
-	case float64:
+		return big.NewInt(x), true
+	case *big.Int:
 		return x, true
 	}
-	return 0, false
+	return nil, false
+}
+
+// pyFloat is Python's float(i): the nearest float64, ties to even.
+func pyFloat(i *big.Int) float64 {
+	f, _ := new(big.Float).SetInt(i).Float64()
+	return f
+}
+
+// numEqual is Python's == on numbers: exact, also between an int and a
+// float (2**53 + 1 != 2.0**53), where a conversion to float64 would round.
+// ok is false when a or b is not a number.
+func numEqual(a, b any) (equal, ok bool) {
+	ai, aInt := pyInt(a)
+	bi, bInt := pyInt(b)
+	af, aFloat := a.(float64)
+	bf, bFloat := b.(float64)
+	switch {
+	case aInt && bInt:
+		return ai.Cmp(bi) == 0, true
+	case aFloat && bFloat:
+		return af == bf, true
+	case aInt && bFloat:
+		return intEqualsFloat(ai, bf), true
+	case aFloat && bInt:
+		return intEqualsFloat(bi, af), true
+	}
+	return false, aInt || aFloat || bInt || bFloat
+}
+
+func intEqualsFloat(i *big.Int, f float64) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) {
+		return false
+	}
+	if i.IsInt64() && math.Abs(f) < 1<<63 {
+		return i.Int64() == int64(f)
+	}
+	fi, _ := big.NewFloat(f).Int(nil) // exact: f is an integer
+	return i.Cmp(fi) == 0
 }
 
 // pyEqual is Python's == on Values.
 func pyEqual(a, b any) bool {
-	if ai, ok := a.(int64); ok {
-		if bi, ok := b.(int64); ok {
-			return ai == bi
-		}
-	}
-	if x, ok := numeric(a); ok {
-		y, ok := numeric(b)
-		return ok && x == y && !math.IsNaN(x)
+	if eq, ok := numEqual(a, b); ok {
+		return eq
 	}
 	switch x := a.(type) {
 	case nil:
@@ -164,6 +201,8 @@ func pyRepr(v any) string {
 		return "False"
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
 	case float64:
 		s := strconv.FormatFloat(x, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eIN") {
@@ -201,6 +240,8 @@ func appendValue(buf []byte, v any) []byte {
 		return strconv.AppendBool(buf, x)
 	case int64:
 		return strconv.AppendInt(buf, x, 10)
+	case *big.Int:
+		return x.Append(buf, 10)
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return append(buf, "null"...)

@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
-
-const sharedBFCL = "../../../shared/bfcl"
 
 func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -29,23 +28,17 @@ func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-func needShared(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(sharedBFCL); err != nil {
-		t.Skip("no BFCL data at", sharedBFCL)
-	}
-}
-
 func TestBenchUsage(t *testing.T) {
+	data := t.TempDir() // usage errors come before the data is read
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-m", "x"}, "want --data"},
-		{[]string{"--data", sharedBFCL}, "want -m MODEL or --compare"},
-		{[]string{"-m", "x", "--data", sharedBFCL, "--grammar", "maybe"}, "--grammar"},
-		{[]string{"-m", "x", "--data", sharedBFCL, "--tool-format", "xml"}, "--tool-format"},
-		{[]string{"-m", "x", "--data", sharedBFCL, "extra"}, "unexpected arguments"},
+		{[]string{"--data", data}, "want -m MODEL or --compare"},
+		{[]string{"-m", "x", "--data", data, "--grammar", "maybe"}, "--grammar"},
+		{[]string{"-m", "x", "--data", data, "--tool-format", "xml"}, "--tool-format"},
+		{[]string{"-m", "x", "--data", data, "extra"}, "unexpected arguments"},
 		{[]string{"-m", "x", "--limit", "z"}, "invalid argument"},
 	} {
 		code, _, stderr := runBench(t, tt.args...)
@@ -53,8 +46,7 @@ func TestBenchUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
-	needShared(t)
-	if code, _, stderr := runBench(t, "-m", "x", "--data", sharedBFCL, "--category", "simpel"); code != 1 || !strings.Contains(stderr, "unknown category") {
+	if code, _, stderr := runBench(t, "-m", "x", "--data", testenv.BFCLDir(t), "--category", "simpel"); code != 1 || !strings.Contains(stderr, "unknown category") {
 		t.Errorf("unknown category: exit %d, %s", code, stderr)
 	}
 }
@@ -62,7 +54,7 @@ func TestBenchUsage(t *testing.T) {
 // TestBenchCompareOnly scores a peer's results.json with no model of our
 // own and writes the three report files.
 func TestBenchCompareOnly(t *testing.T) {
-	needShared(t)
+	simple := filepath.Join(testenv.BFCLDir(t), testenv.BFCLSimple)
 	dir := t.TempDir()
 	peer := filepath.Join(dir, "peer.json")
 	res := &bench.Results{Version: bench.ResultsVersion, Runs: []bench.Run{{Runner: "node-llama-cpp", Model: "m", Grammar: "on",
@@ -74,7 +66,7 @@ func TestBenchCompareOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runBench(t, "--data", sharedBFCL, "--category", "simple", "--limit", "5", "--compare", peer, "--out", out)
+	code, stdout, stderr := runBench(t, "--data", simple, "--category", "simple", "--limit", "5", "--compare", peer, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -93,7 +85,7 @@ func TestBenchCompareOnly(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	code, stdout, _ = runBench(t, "--data", sharedBFCL, "--category", "simple", "--limit", "5", "--compare", peer, "--json")
+	code, stdout, _ = runBench(t, "--data", simple, "--category", "simple", "--limit", "5", "--compare", peer, "--json")
 	var rows []bench.Row
 	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Cases != 2 {
 		t.Errorf("--json: exit %d, %s", code, stdout)
@@ -102,12 +94,12 @@ func TestBenchCompareOnly(t *testing.T) {
 
 // TestBenchTinyModel runs two cases per grammar mode on the tiny model.
 func TestBenchTinyModel(t *testing.T) {
-	needShared(t)
+	multiple := filepath.Join(testenv.BFCLDir(t), testenv.BFCLMultiple)
 	model := filepath.Join(t.TempDir(), "tiny.gguf")
 	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runBench(t, "-m", model, "--data", sharedBFCL, "--category", "multiple", "--limit", "2",
+	code, stdout, stderr := runBench(t, "-m", model, "--data", multiple, "--category", "multiple", "--limit", "2",
 		"--grammar", "on,off", "--max-tokens", "48", "--tool-format", "bfcl-prompt")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

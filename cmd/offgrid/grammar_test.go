@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
 func runGrammar(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -47,10 +48,9 @@ func TestGrammarCommand(t *testing.T) {
 }
 
 func TestGrammarCommandBFCL(t *testing.T) {
-	const data = "../../../shared/bfcl/BFCL_v4_multiple.json"
-	raw, err := os.ReadFile(data)
+	raw, err := os.ReadFile(filepath.Join(testenv.BFCLDir(t), testenv.BFCLMultiple))
 	if err != nil {
-		t.Skipf("BFCL data not found: %v", err)
+		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "case.json")
 	line, _, _ := strings.Cut(string(raw), "\n")
