@@ -10,6 +10,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,38 @@ type Options struct {
 	// MaxTokens caps each reply; 0 means no cap beyond the context.
 	MaxTokens int
 	Limits    Limits
+	// Results is how tool results are shown to the model: ResultsCompact
+	// ("" ) or ResultsFull. Users and --json events always get the full
+	// ToolResult.
+	Results ResultStyle
+	// ResultsAsUser shows tool results to the model in a user message
+	// instead of the template's tool role.
+	ResultsAsUser bool
+	// Trace, if set, receives every completion (its rendered prompt and
+	// raw reply included), e.g. for --verbose-prompt.
+	Trace func(Completion)
+}
+
+// ResultStyle is how tool results are shown to the model.
+type ResultStyle string
+
+const (
+	// ResultsCompact shows the data on success and "error_type: message"
+	// on failure.
+	ResultsCompact ResultStyle = "compact"
+	// ResultsFull shows the whole ToolResult JSON.
+	ResultsFull ResultStyle = "full"
+)
+
+// ParseResultStyle returns the ResultStyle named s ("" is compact).
+func ParseResultStyle(s string) (ResultStyle, error) {
+	switch r := ResultStyle(s); r {
+	case "", ResultsCompact:
+		return ResultsCompact, nil
+	case ResultsFull:
+		return r, nil
+	}
+	return "", fmt.Errorf("agent: unknown result style %q (want compact or full)", s)
 }
 
 // Agent holds a conversation with a model that can call tools. It is not
@@ -68,6 +101,9 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 		return nil, fmt.Errorf("agent: tool definitions: %w", err)
 	}
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return nil, err
+	}
+	if _, err := ParseResultStyle(string(opts.Results)); err != nil {
 		return nil, err
 	}
 	if opts.ToolChoice != "" {
@@ -180,6 +216,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	var turn Turn
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
+	repeats := repeatGuard{}
 	for {
 		choice := a.opts.ToolChoice
 		if choice == grammar.Required && len(turn.Calls) > 0 {
@@ -188,8 +225,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		comp, err := a.c.Complete(ctx, CompletionRequest{
 			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
-			Stream: func(s string) { on(Event{Type: EventToken, Text: s}) },
+			ResultsAsUser: a.opts.ResultsAsUser,
+			Stream:        func(s string) { on(Event{Type: EventToken, Text: s}) },
 		})
+		if a.opts.Trace != nil {
+			a.opts.Trace(comp)
+		}
 		turn.Replies++
 		addStats(&turn.Stats, comp.Stats)
 		for _, w := range comp.Warnings {
@@ -236,6 +277,10 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		for _, c := range calls {
 			on(Event{Type: EventToolCall, ID: c.ID, Tool: c.Name, Arguments: argsOrEmpty(c.Arguments)})
 		}
+		if c, ok := repeats.third(calls); ok {
+			return a.stop(&turn, &Error{Code: ToolLoopLimitReached,
+				Message: fmt.Sprintf("the model made the same call (%s %s) a third time after the same result; its answer would not change", c.Name, argsOrEmpty(c.Arguments))}, on)
+		}
 		if err := x.Begin(calls); err != nil {
 			return turn, err
 		}
@@ -245,7 +290,11 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration}
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
-			a.history = append(a.history, Message{Role: RoleTool, Content: p.Result.String(), ToolCallID: p.Call.ID, Name: p.Call.Name})
+			content := a.modelResult(p.Result)
+			if repeats.add(p.Call, content) {
+				content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
+			}
+			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
 			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
 		}
 		if ctx.Err() != nil {
@@ -257,6 +306,56 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return a.stop(&turn, step.Err, on)
 		}
 	}
+}
+
+// modelResult is a tool result as the model is shown it.
+func (a *Agent) modelResult(r tools.Result) string {
+	if a.opts.Results == ResultsFull {
+		return r.String()
+	}
+	return r.Compact()
+}
+
+// repeatGuard notices a model that repeats a call: the same tool with the
+// same arguments, after it got the same result.
+type repeatGuard map[string]*repeat
+
+type repeat struct {
+	result string
+	n      int // identical calls in a row with identical results
+}
+
+func repeatKey(c grammar.Call) string {
+	var b bytes.Buffer
+	if json.Compact(&b, c.Arguments) != nil {
+		b.Reset()
+		b.Write(c.Arguments)
+	}
+	return c.Name + "\x00" + b.String()
+}
+
+// add records a call and its result; it reports a repeat (the second
+// identical call with an identical result), which the model is told of.
+func (g repeatGuard) add(c grammar.Call, result string) bool {
+	k := repeatKey(c)
+	r := g[k]
+	if r == nil || r.result != result {
+		g[k] = &repeat{result: result, n: 1}
+		return false
+	}
+	r.n++
+	return true
+}
+
+// third returns a call that would be the third identical one after
+// identical results.
+func (g repeatGuard) third(calls []grammar.Call) (grammar.Call, bool) {
+	for _, c := range calls {
+		if r := g[repeatKey(c)]; r != nil && r.n >= 2 {
+			return c, true
+		}
+	}
+	return grammar.Call{}, false
 }
 
 // run drives the executor through one reply's calls.

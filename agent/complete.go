@@ -22,6 +22,9 @@ type CompletionRequest struct {
 	Parallel bool
 	// NoGrammar turns grammar-constrained decoding off.
 	NoGrammar bool
+	// ResultsAsUser shows tool results in a user message instead of the
+	// template's tool role.
+	ResultsAsUser bool
 	// ToolPrompt, if set, replaces offgrid's own tool instructions in the
 	// system message (the tools are then not handed to the template).
 	ToolPrompt string
@@ -142,6 +145,9 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 	var nativeTools []grammar.Tool
 	if native {
 		nativeTools = tools
+		if req.ResultsAsUser {
+			msgs = resultsAsUser(msgs)
+		}
 	} else {
 		msgs = flatten(msgs, p.format, instructions)
 	}

@@ -144,16 +144,39 @@ func flatten(msgs []Message, f grammar.Format, instructions string) []Message {
 		case m.Role == RoleAssistant && m.Raw != "":
 			out = append(out, Message{Role: RoleAssistant, Content: m.Raw})
 		case m.Role == RoleTool:
-			var sb strings.Builder
-			sb.WriteString("Tool results:")
-			for ; i < len(msgs) && msgs[i].Role == RoleTool; i++ {
-				fmt.Fprintf(&sb, "\n%s (call %s): %s", msgs[i].Name, msgs[i].ToolCallID, msgs[i].Content)
-			}
-			i--
-			out = append(out, Message{Role: RoleUser, Content: sb.String()})
+			var u Message
+			u, i = userResults(msgs, i)
+			out = append(out, u)
 		default:
 			out = append(out, Message{Role: m.Role, Content: m.Content})
 		}
+	}
+	return out
+}
+
+// userResults joins the tool messages from msgs[i] on into one user
+// message; it returns the message and the index of the last one joined.
+func userResults(msgs []Message, i int) (Message, int) {
+	var sb strings.Builder
+	sb.WriteString("Tool results:")
+	for ; i < len(msgs) && msgs[i].Role == RoleTool; i++ {
+		fmt.Fprintf(&sb, "\n%s (call %s): %s", msgs[i].Name, msgs[i].ToolCallID, msgs[i].Content)
+	}
+	return Message{Role: RoleUser, Content: sb.String()}, i - 1
+}
+
+// resultsAsUser returns msgs with each run of tool messages replaced by
+// one user message.
+func resultsAsUser(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i := 0; i < len(msgs); i++ {
+		if msgs[i].Role != RoleTool {
+			out = append(out, msgs[i])
+			continue
+		}
+		var u Message
+		u, i = userResults(msgs, i)
+		out = append(out, u)
 	}
 	return out
 }

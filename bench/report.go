@@ -163,18 +163,11 @@ func WriteMarkdown(w io.Writer, rows []Row, command string) error {
 	if command != "" {
 		fmt.Fprintf(&sb, "```\n%s\n```\n\n", command)
 	}
-	sb.WriteString("| " + strings.Join(header, " | ") + " |\n|")
-	for i := range header {
-		if i < 4 {
-			sb.WriteString("---|")
-		} else {
-			sb.WriteString("--:|")
+	mdTable(&sb, header, 4, func(row func([]string)) {
+		for _, r := range rows {
+			row(r.cells())
 		}
-	}
-	sb.WriteString("\n")
-	for _, r := range rows {
-		sb.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
-	}
+	})
 	sb.WriteString("\nparse-valid: the reply decoded into calls (at least one where calls are expected); " +
 		"schema-valid: every call names a tool and its arguments validate against the tool's JSON Schema; " +
 		"correct fn: the expected function names were called; AST acc and irrelevance: BFCL's AST checker verdicts. " +

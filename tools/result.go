@@ -102,6 +102,23 @@ func (r Result) JSON() []byte {
 	return b
 }
 
+// Compact is the result as a model reads it best: the data on success
+// ("done" when there is none), "error_type: message" on failure; no
+// metadata.
+func (r Result) Compact() string {
+	if r.Success {
+		if t := r.Text(); t != "" {
+			return t
+		}
+		return "done (no output)"
+	}
+	typ := r.ErrorType
+	if typ == "" || typ == ErrNone {
+		typ = ErrInternal
+	}
+	return string(typ) + ": " + r.Message()
+}
+
 // String returns the wire JSON as a string.
 func (r Result) String() string { return string(r.JSON()) }
 

@@ -18,7 +18,10 @@ import (
 )
 
 const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
-	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]"
+	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
+	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
+	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
+	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers."
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bench", benchSynopsis)
@@ -37,22 +40,40 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable)")
+	agentMode := fs.Bool("agent", false, "run the agent task suite instead of BFCL")
+	var af agentBenchFlags
+	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file or builtin")
+	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
+	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full")
+	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
+	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
+	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
+	for _, m := range *modes {
+		if m != "on" && m != "off" {
+			return fmt.Errorf("%w: --grammar: want on, off or on,off, not %q", errUsage, m)
+		}
+	}
+	if *agentMode {
+		if len(*modelRefs) == 0 {
+			return fmt.Errorf("%w: --agent wants -m MODEL", errUsage)
+		}
+		if !fs.Changed("max-tokens") {
+			*maxTokens = 512
+		}
+		return benchAgent(ctx, env, *modelRefs, af, *modes, *threads, inference.Sampling{Temperature: *temp, Seed: *seed},
+			*maxTokens, *out, *asJSON, args)
+	}
 	if len(*data) == 0 {
 		return fmt.Errorf("%w: want --data DIR|FILE (BFCL question files; `make bench-data` fetches them)", errUsage)
 	}
 	if len(*modelRefs) == 0 && len(*compare) == 0 {
 		return fmt.Errorf("%w: want -m MODEL or --compare RESULTS.json", errUsage)
-	}
-	for _, m := range *modes {
-		if m != "on" && m != "off" {
-			return fmt.Errorf("%w: --grammar: want on, off or on,off, not %q", errUsage, m)
-		}
 	}
 	switch *toolFormat {
 	case "auto", bench.FormatBFCLPrompt:

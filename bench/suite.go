@@ -1,0 +1,309 @@
+package bench
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The built-in agent suites, one JSON file each.
+//
+//go:embed agent/*.json
+var builtinSuites embed.FS
+
+// Suite is a set of agent tasks: what `offgrid bench --agent` runs.
+type Suite struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Fixtures are named sets of files (slash-separated path → content)
+	// that tasks start from.
+	Fixtures map[string]map[string]string `json:"fixtures,omitempty"`
+	Tasks    []Task                       `json:"tasks"`
+}
+
+// Task is one user request, run in a fresh directory, and how to tell
+// whether the agent did it.
+type Task struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	// Fixture names a suite fixture the directory starts with; Files adds
+	// to or replaces its files.
+	Fixture string            `json:"fixture,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Prompt  string            `json:"prompt"`
+	// Deny lists tools the user refuses (all others are allowed).
+	Deny   []string `json:"deny,omitempty"`
+	Checks Checks   `json:"checks"`
+}
+
+// Checks are a task's conditions; all must hold, and the turn must end
+// with an answer (not a limit or an error). In texts, {root} stands for
+// the task's directory and {year} for the current year.
+type Checks struct {
+	// Called lists calls that must happen: the tool, and substrings its
+	// arguments (as JSON) must contain.
+	Called []CallCheck `json:"called,omitempty"`
+	// NotCalled lists tools that must not be called; NoTools forbids all.
+	NotCalled []string `json:"not_called,omitempty"`
+	NoTools   bool     `json:"no_tools,omitempty"`
+	// Contains: file → substrings it must contain afterwards; Absent:
+	// substrings it must not contain.
+	Contains map[string][]string `json:"contains,omitempty"`
+	Absent   map[string][]string `json:"absent,omitempty"`
+	// Lines: file → line number (1-based; negative counts from the end)
+	// → the exact text of that line afterwards.
+	Lines map[string]map[string]string `json:"lines,omitempty"`
+	// Missing lists files that must not exist afterwards.
+	Missing []string `json:"missing,omitempty"`
+	// Unchanged lists fixture files that must be byte for byte as they
+	// were; "*" means every fixture file no other check names.
+	Unchanged []string `json:"unchanged,omitempty"`
+	// Answer lists texts the final answer must all contain; AnswerAny,
+	// texts of which it must contain one (both case-insensitive).
+	Answer    []string `json:"answer,omitempty"`
+	AnswerAny []string `json:"answer_any,omitempty"`
+}
+
+// CallCheck is a call a task expects.
+type CallCheck struct {
+	Tool string   `json:"tool"`
+	Args []string `json:"args,omitempty"`
+}
+
+// BuiltinSuite returns the suite of tasks over offgrid's built-in tools.
+func BuiltinSuite() (*Suite, error) {
+	data, err := builtinSuites.ReadFile("agent/builtin.json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseSuite(data)
+}
+
+// LoadSuite reads a suite file; "builtin" (or "") is the built-in suite.
+func LoadSuite(path string) (*Suite, error) {
+	if path == "" || path == "builtin" {
+		return BuiltinSuite()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	s, err := ParseSuite(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ErrSuite is wrapped by every problem ParseSuite finds.
+var ErrSuite = errors.New("bench: invalid task suite")
+
+// ParseSuite decodes and checks a suite: unknown fields, duplicate or
+// empty ids, missing fixtures, paths that leave the task directory, and
+// tasks without a check are errors.
+func ParseSuite(data []byte) (*Suite, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Suite
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSuite, err)
+	}
+	seen := map[string]bool{}
+	for i, t := range s.Tasks {
+		switch {
+		case t.ID == "":
+			return nil, fmt.Errorf("%w: task %d has no id", ErrSuite, i+1)
+		case seen[t.ID]:
+			return nil, fmt.Errorf("%w: task id %q is used twice", ErrSuite, t.ID)
+		case strings.TrimSpace(t.Prompt) == "":
+			return nil, fmt.Errorf("%w: task %s has no prompt", ErrSuite, t.ID)
+		case t.Fixture != "" && s.Fixtures[t.Fixture] == nil:
+			return nil, fmt.Errorf("%w: task %s: no fixture %q", ErrSuite, t.ID, t.Fixture)
+		}
+		seen[t.ID] = true
+		c := t.Checks
+		if len(c.Called)+len(c.NotCalled)+len(c.Contains)+len(c.Absent)+len(c.Lines)+len(c.Missing)+len(c.Answer)+len(c.AnswerAny) == 0 && !c.NoTools {
+			return nil, fmt.Errorf("%w: task %s checks nothing", ErrSuite, t.ID)
+		}
+		for name := range s.files(t) {
+			if !filepath.IsLocal(filepath.FromSlash(name)) {
+				return nil, fmt.Errorf("%w: task %s: file %q is outside the task directory", ErrSuite, t.ID, name)
+			}
+		}
+		for name, lines := range c.Lines {
+			for n := range lines {
+				if k, err := strconv.Atoi(n); err != nil || k == 0 {
+					return nil, fmt.Errorf("%w: task %s: %s: line %q is not a line number", ErrSuite, t.ID, name, n)
+				}
+			}
+		}
+	}
+	return &s, nil
+}
+
+// files returns the files task t starts with.
+func (s *Suite) files(t Task) map[string]string {
+	out := map[string]string{}
+	for k, v := range s.Fixtures[t.Fixture] {
+		out[k] = v
+	}
+	for k, v := range t.Files {
+		out[k] = v
+	}
+	return out
+}
+
+// setUp writes task t's files into dir.
+func (s *Suite) setUp(t Task, dir string) error {
+	for name, content := range s.files(t) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outcome is what a task's run did, as the checks see it.
+type outcome struct {
+	dir      string
+	calls    []CallRecord
+	answer   string
+	finished bool // the turn ended with an answer, not a limit or an error
+	now      time.Time
+}
+
+// check returns why task t failed; none means it passed.
+func (s *Suite) check(t Task, o outcome) []string {
+	var why []string
+	fail := func(format string, args ...any) { why = append(why, fmt.Sprintf(format, args...)) }
+	expand := strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year())).Replace
+	c := t.Checks
+	if !o.finished {
+		fail("the turn did not end with an answer")
+	}
+	for _, want := range c.Called {
+		if !slices.ContainsFunc(o.calls, func(r CallRecord) bool {
+			return r.Name == want.Tool && containsAll(string(r.Arguments), want.Args, expand, false)
+		}) {
+			fail("no call %s with arguments containing %q", want.Tool, want.Args)
+		}
+	}
+	for _, r := range o.calls {
+		if c.NoTools || slices.Contains(c.NotCalled, r.Name) {
+			fail("called %s, which the task does not need", r.Name)
+		}
+	}
+	named := map[string]bool{}
+	read := func(name string) (string, bool) {
+		named[name] = true
+		b, err := os.ReadFile(filepath.Join(o.dir, filepath.FromSlash(name)))
+		if err != nil {
+			fail("%s: %v", name, errors.Unwrap(err))
+			return "", false
+		}
+		return string(b), true
+	}
+	for _, name := range sortedKeys(c.Contains) {
+		if got, ok := read(name); ok && !containsAll(got, c.Contains[name], expand, false) {
+			fail("%s does not contain all of %q; it holds %q", name, c.Contains[name], shorten(got, 120))
+		}
+	}
+	for _, name := range sortedKeys(c.Absent) {
+		if got, ok := read(name); ok {
+			for _, bad := range c.Absent[name] {
+				if strings.Contains(got, expand(bad)) {
+					fail("%s still contains %q", name, bad)
+				}
+			}
+		}
+	}
+	for _, name := range sortedKeys(c.Lines) {
+		got, ok := read(name)
+		if !ok {
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		for _, n := range sortedKeys(c.Lines[name]) {
+			k, _ := strconv.Atoi(n)
+			if k < 0 {
+				k += len(lines) + 1
+			}
+			want := expand(c.Lines[name][n])
+			if k < 1 || k > len(lines) || lines[k-1] != want {
+				fail("%s line %s is not %q (file: %q)", name, n, want, shorten(got, 120))
+			}
+		}
+	}
+	for _, name := range c.Missing {
+		named[name] = true
+		if _, err := os.Lstat(filepath.Join(o.dir, filepath.FromSlash(name))); err == nil {
+			fail("%s exists but must not", name)
+		}
+	}
+	files := s.files(t)
+	var unchanged []string
+	for _, name := range c.Unchanged {
+		if name == "*" {
+			for _, f := range sortedKeys(files) {
+				if !named[f] {
+					unchanged = append(unchanged, f)
+				}
+			}
+			continue
+		}
+		unchanged = append(unchanged, name)
+	}
+	for _, name := range unchanged {
+		b, err := os.ReadFile(filepath.Join(o.dir, filepath.FromSlash(name)))
+		if err != nil || string(b) != files[name] {
+			fail("%s changed", name)
+		}
+	}
+	if !containsAll(o.answer, c.Answer, expand, true) {
+		fail("the answer does not contain all of %q: %q", c.Answer, shorten(o.answer, 160))
+	}
+	if len(c.AnswerAny) > 0 && !slices.ContainsFunc(c.AnswerAny, func(s string) bool {
+		return containsAll(o.answer, []string{s}, expand, true)
+	}) {
+		fail("the answer contains none of %q: %q", c.AnswerAny, shorten(o.answer, 160))
+	}
+	return why
+}
+
+// containsAll reports whether s contains every text of subs.
+func containsAll(s string, subs []string, expand func(string) string, fold bool) bool {
+	if fold {
+		s = strings.ToLower(s)
+	}
+	for _, sub := range subs {
+		sub = expand(sub)
+		if fold {
+			sub = strings.ToLower(sub)
+		}
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

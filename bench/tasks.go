@@ -1,0 +1,326 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// AgentResults is the results.json of `offgrid bench --agent`.
+type AgentResults struct {
+	Version int        `json:"version"`
+	Created time.Time  `json:"created"`
+	Suite   string     `json:"suite"`
+	Runs    []AgentRun `json:"runs"`
+}
+
+// AgentRun is one model in one mode over a suite.
+type AgentRun struct {
+	Model string `json:"model"`
+	// Mode names how the agent was driven, e.g. "auto", "required".
+	Mode    string       `json:"mode"`
+	Grammar string       `json:"grammar"`
+	Results string       `json:"results"`
+	Seed    uint32       `json:"seed"`
+	Seconds float64      `json:"seconds"`
+	Tasks   []TaskResult `json:"tasks"`
+}
+
+// Label names the run in reports.
+func (r AgentRun) Label() string {
+	return fmt.Sprintf("%s %s grammar %s results %s", r.Model, r.Mode, r.Grammar, r.Results)
+}
+
+// TaskResult is one task's outcome.
+type TaskResult struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Pass     bool   `json:"pass"`
+	// Reasons say why the task failed.
+	Reasons []string     `json:"reasons,omitempty"`
+	Answer  string       `json:"answer"`
+	Calls   []CallRecord `json:"calls"`
+	// Rounds counts the model's replies; Invalid the calls that named an
+	// unknown tool, failed their schema, or could not be parsed.
+	Rounds       int     `json:"rounds"`
+	Invalid      int     `json:"invalid_calls"`
+	PromptTokens int     `json:"prompt_tokens_decoded"`
+	Generated    int     `json:"generated_tokens"`
+	Seconds      float64 `json:"seconds"`
+	// Error is set when the task could not run.
+	Error string `json:"error,omitempty"`
+}
+
+// CallRecord is a call the agent made during a task.
+type CallRecord struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	OK        bool            `json:"ok"`
+	Result    string          `json:"result"`
+}
+
+// RunSuite runs every task of s with the agent over cp, each in a fresh
+// temporary directory with the built-in tools and every tool allowed but
+// the task's denied ones. run is the template of the result (model, mode
+// names); progress, if set, is called after each task.
+func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Options, run AgentRun, progress func(done, total int)) (AgentRun, error) {
+	start := time.Now()
+	parent, err := os.MkdirTemp("", "offgrid-bench-")
+	if err != nil {
+		return run, err
+	}
+	defer os.RemoveAll(parent)
+	for i, t := range s.Tasks {
+		if err := ctx.Err(); err != nil {
+			return run, err
+		}
+		dir := filepath.Join(parent, fmt.Sprintf("%03d-%s", i, t.ID))
+		res := runTask(ctx, cp, s, t, dir, opts)
+		run.Tasks = append(run.Tasks, res)
+		if progress != nil {
+			progress(i+1, len(s.Tasks))
+		}
+	}
+	run.Seconds = time.Since(start).Seconds()
+	return run, ctx.Err()
+}
+
+// runTask runs one task in dir.
+func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir string, opts agent.Options) TaskResult {
+	res := TaskResult{ID: t.ID, Category: t.Category, Calls: []CallRecord{}}
+	fail := func(err error) TaskResult {
+		res.Error = err.Error()
+		res.Reasons = []string{"could not run: " + err.Error()}
+		return res
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	if err := s.setUp(t, dir); err != nil {
+		return fail(err)
+	}
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fail(err)
+	}
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		return fail(err)
+	}
+	pol, err := permission.New(permission.Config{AllowAll: true, Deny: t.Deny})
+	if err != nil {
+		return fail(err)
+	}
+	ag, err := agent.New(cp, reg, pol, nil, opts)
+	if err != nil {
+		return fail(err)
+	}
+	start := time.Now()
+	turn, err := ag.Send(ctx, t.Prompt, func(e agent.Event) {
+		if e.Type == agent.EventError && e.Code == agent.InvalidToolSignature {
+			res.Invalid++ // a reply that could not be read as a call
+		}
+	})
+	res.Seconds = time.Since(start).Seconds()
+	res.Rounds = turn.Replies
+	res.PromptTokens, res.Generated = turn.Stats.PromptDecoded, turn.Stats.Generated
+	res.Answer = turn.Content
+	for _, r := range turn.Calls {
+		if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature {
+			res.Invalid++
+		}
+		out := r.Result.Text()
+		if !r.OK() {
+			out = r.Result.Compact()
+		}
+		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200)})
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	res.Reasons = s.check(t, outcome{dir: dir, calls: res.Calls, answer: turn.Content, finished: err == nil && turn.Stop == nil, now: time.Now()})
+	if err != nil {
+		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
+	}
+	res.Pass = len(res.Reasons) == 0
+	return res
+}
+
+// AgentRow summarizes one run.
+type AgentRow struct {
+	Model, Mode, Grammar, Results string
+	Tasks, Passed                 int
+	PassRate                      float64 // percent
+	MeanRounds, MeanCalls         float64
+	InvalidCalls                  int
+	MeanTokens                    float64 // prompt tokens decoded + generated, per task
+	SecondsPerTask                float64
+}
+
+// SummarizeAgent returns one row per run.
+func SummarizeAgent(runs []AgentRun) []AgentRow {
+	var rows []AgentRow
+	for _, r := range runs {
+		row := AgentRow{Model: r.Model, Mode: r.Mode, Grammar: r.Grammar, Results: r.Results, Tasks: len(r.Tasks)}
+		var rounds, calls, tokens int
+		var secs float64
+		for _, t := range r.Tasks {
+			row.Passed += b2i(t.Pass)
+			rounds += t.Rounds
+			calls += len(t.Calls)
+			row.InvalidCalls += t.Invalid
+			tokens += t.PromptTokens + t.Generated
+			secs += t.Seconds
+		}
+		if n := float64(row.Tasks); n > 0 {
+			row.PassRate = pct(row.Passed, row.Tasks)
+			row.MeanRounds, row.MeanCalls = float64(rounds)/n, float64(calls)/n
+			row.MeanTokens, row.SecondsPerTask = float64(tokens)/n, secs/n
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+var agentHeader = []string{"model", "mode", "grammar", "results", "tasks", "passed", "pass %", "rounds", "calls", "invalid calls", "tokens/task", "s/task"}
+
+func (r AgentRow) cells() []string {
+	return []string{r.Model, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Tasks), fmt.Sprint(r.Passed), fmt.Sprintf("%.1f%%", r.PassRate),
+		fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls),
+		fmt.Sprintf("%.0f", r.MeanTokens), fmt.Sprintf("%.1f", r.SecondsPerTask)}
+}
+
+// WriteAgentTable prints the rows as an aligned table.
+func WriteAgentTable(w io.Writer, rows []AgentRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(agentHeader, "\t")+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r.cells(), "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+// WriteAgentMarkdown writes the summary table, the pass rate per category
+// and every failure with its reasons.
+func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# offgrid bench --agent (suite %s)\n\n", res.Suite)
+	if command != "" {
+		fmt.Fprintf(&sb, "```\n%s\n```\n\n", command)
+	}
+	mdTable(&sb, agentHeader, 4, func(row func([]string)) {
+		for _, r := range SummarizeAgent(res.Runs) {
+			row(r.cells())
+		}
+	})
+	sb.WriteString("\ntokens/task: prompt tokens decoded plus tokens generated; a task passes when every check holds and the turn ends with an answer.\n")
+	// Pass rate per category.
+	var cats []string
+	for _, r := range res.Runs {
+		for _, t := range r.Tasks {
+			if !slices.Contains(cats, t.Category) {
+				cats = append(cats, t.Category)
+			}
+		}
+	}
+	sb.WriteString("\n## By category\n\n")
+	mdTable(&sb, append([]string{"run"}, cats...), 1, func(row func([]string)) {
+		for _, r := range res.Runs {
+			cells := []string{r.Label()}
+			for _, c := range cats {
+				n, p := 0, 0
+				for _, t := range r.Tasks {
+					if t.Category == c {
+						n++
+						p += b2i(t.Pass)
+					}
+				}
+				cells = append(cells, fmt.Sprintf("%d/%d", p, n))
+			}
+			row(cells)
+		}
+	})
+	sb.WriteString("\n## Failures\n")
+	for _, r := range res.Runs {
+		fmt.Fprintf(&sb, "\n### %s\n\n", r.Label())
+		for _, t := range r.Tasks {
+			if t.Pass {
+				continue
+			}
+			var calls []string
+			for _, c := range t.Calls {
+				calls = append(calls, fmt.Sprintf("%s %s", c.Name, c.Arguments))
+			}
+			fmt.Fprintf(&sb, "- **%s**: %s (calls: %s)\n", t.ID, strings.Join(t.Reasons, "; "), strings.Join(calls, ", "))
+		}
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// mdTable writes a Markdown table; the first left columns are left-aligned.
+func mdTable(sb *strings.Builder, header []string, left int, rows func(row func([]string))) {
+	sb.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i < left {
+			sb.WriteString("---|")
+		} else {
+			sb.WriteString("--:|")
+		}
+	}
+	sb.WriteString("\n")
+	rows(func(cells []string) { sb.WriteString("| " + strings.Join(cells, " | ") + " |\n") })
+}
+
+// WriteAgentSVG draws each run's pass rate, and the share of tasks that
+// made no invalid call.
+func WriteAgentSVG(w io.Writer, runs []AgentRun) error {
+	var groups []barGroup
+	for _, r := range runs {
+		passed, clean, n := 0, 0, max(len(r.Tasks), 1)
+		for _, t := range r.Tasks {
+			passed += b2i(t.Pass)
+			clean += b2i(t.Invalid == 0)
+		}
+		groups = append(groups, barGroup{label: r.Mode + " · grammar " + r.Grammar, sub: r.Model,
+			values: []float64{pct(passed, n), pct(clean, n)}})
+	}
+	return writeBarChart(w, "Agent tasks passed (%)", []barSeries{{"tasks passed", "#59a14f"}, {"tasks without an invalid call", "#4e79a7"}}, groups)
+}
+
+// WriteAgentReports writes results.json, report.md and report.svg into
+// dir, each atomically.
+func WriteAgentReports(dir string, res *AgentResults, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	var md, svg bytes.Buffer
+	if err := WriteAgentMarkdown(&md, res, command); err != nil {
+		return err
+	}
+	if err := WriteAgentSVG(&svg, res.Runs); err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{"results.json": append(js, '\n'), "report.md": md.Bytes(), "report.svg": svg.Bytes()} {
+		if err := writeFile(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
+)
+
+// agentModes are the loop policies `bench --agent --mode` compares.
+var agentModes = map[string]func(*agent.Options){
+	// auto: text or calls; the lazy grammar starts at any call opening.
+	"auto": func(o *agent.Options) { o.ToolChoice = grammar.Auto },
+	// required: the first reply of a turn must be a call.
+	"required": func(o *agent.Options) { o.ToolChoice = grammar.Required },
+	// envelope: offgrid's {"tool_calls":…}|{"response":…} object from the
+	// first token.
+	"envelope": func(o *agent.Options) { o.ToolChoice, o.Format = grammar.Auto, grammar.Generic },
+}
+
+// agentBenchFlags are the flags of bench --agent.
+type agentBenchFlags struct {
+	suite                 string
+	modes, results, roles []string
+	tasks                 []string
+	ctxSize               int
+}
+
+// benchAgent runs the agent task suite for each model × mode × grammar ×
+// result style × result role.
+func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFlags, grammars []string, threads int,
+	sampling inference.Sampling, maxTokens int, out string, asJSON bool, args []string) error {
+	suite, err := bench.LoadSuite(f.suite)
+	if err != nil {
+		return err
+	}
+	if len(f.tasks) > 0 {
+		suite.Tasks = slices.DeleteFunc(suite.Tasks, func(t bench.Task) bool { return !slices.Contains(f.tasks, t.ID) })
+		if len(suite.Tasks) == 0 {
+			return fmt.Errorf("%w: --task: no task of suite %s has those ids", errUsage, suite.Name)
+		}
+	}
+	for _, m := range f.modes {
+		if agentModes[m] == nil {
+			return fmt.Errorf("%w: --mode: want auto, required or envelope, not %q", errUsage, m)
+		}
+	}
+	for _, r := range f.results {
+		if _, err := agent.ParseResultStyle(r); err != nil {
+			return fmt.Errorf("%w: --results: %v", errUsage, err)
+		}
+	}
+	for _, r := range f.roles {
+		if r != "tool" && r != "user" {
+			return fmt.Errorf("%w: --result-role: want tool or user, not %q", errUsage, r)
+		}
+	}
+	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
+	for _, ref := range refs {
+		path, err := resolveModel(ctx, env, ref)
+		if err != nil {
+			return err
+		}
+		m, err := inference.Load(path, inference.ModelOptions{})
+		if err != nil {
+			return err
+		}
+		lctx, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, Threads: threads})
+		if err != nil {
+			m.Close()
+			return err
+		}
+		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
+		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
+		for _, mode := range f.modes {
+			for _, g := range grammars {
+				for _, style := range f.results {
+					for _, role := range f.roles {
+						o := agent.Options{Sampling: sampling, MaxTokens: maxTokens, NoGrammar: g == "off",
+							Results: agent.ResultStyle(style), ResultsAsUser: role == "user"}
+						agentModes[mode](&o)
+						results := style
+						if role == "user" {
+							results += " as user"
+						}
+						tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: g, Results: results, Seed: sampling.Seed}
+						bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, mode, g, results))
+						run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
+						bar.done()
+						res.Runs = append(res.Runs, run)
+						if err != nil {
+							lctx.Close()
+							m.Close()
+							return err
+						}
+					}
+				}
+			}
+		}
+		lctx.Close()
+		m.Close()
+	}
+	rows := bench.SummarizeAgent(res.Runs)
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else if err := bench.WriteAgentTable(env.stdout, rows); err != nil {
+		return err
+	}
+	if out != "" {
+		cmd := "offgrid " + strings.Join(append([]string{"bench"}, args...), " ")
+		if err := bench.WriteAgentReports(out, res, cmd); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(out, "{results.json,report.md,report.svg}"))
+	}
+	return nil
+}
