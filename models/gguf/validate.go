@@ -55,14 +55,27 @@ func (f *File) validateVocab() error {
 			return fmt.Errorf("tokenizer.ggml.model is %s, want string", typeName(v))
 		}
 	}
+	// llama.cpp reads these arrays' elements as the types below without
+	// checking (or asserting on) the stored type.
+	for _, a := range []struct {
+		key  string
+		want reflect.Type
+	}{
+		{"tokenizer.ggml.tokens", reflect.TypeFor[[]string]()},
+		{"tokenizer.ggml.scores", reflect.TypeFor[[]float32]()},
+		{"tokenizer.ggml.token_type", reflect.TypeFor[[]int32]()},
+		{"tokenizer.ggml.merges", reflect.TypeFor[[]string]()},
+		{"tokenizer.ggml.precompiled_charsmap", reflect.TypeFor[[]uint8]()},
+	} {
+		if v, ok := f.Get(a.key); ok && reflect.TypeOf(v) != a.want {
+			return fmt.Errorf("%s is %s, want an array of %s", a.key, typeName(v), a.want.Elem())
+		}
+	}
 	v, ok := f.Get("tokenizer.ggml.tokens")
 	if !ok {
 		return nil // llama.cpp refuses a missing vocabulary itself
 	}
-	tokens, ok := v.([]string)
-	if !ok {
-		return fmt.Errorf("tokenizer.ggml.tokens is %s, want an array of strings", typeName(v))
-	}
+	tokens := v.([]string)
 	n := len(tokens)
 	if n == 0 {
 		return errors.New("tokenizer.ggml.tokens is empty")
@@ -81,27 +94,9 @@ func (f *File) validateVocab() error {
 		}
 		seen[t] = i
 	}
-	for _, a := range []struct {
-		key  string
-		want reflect.Type
-	}{
-		{"tokenizer.ggml.scores", reflect.TypeFor[[]float32]()},
-		{"tokenizer.ggml.token_type", reflect.TypeFor[[]int32]()},
-	} {
-		v, ok := f.Get(a.key)
-		if !ok {
-			continue
-		}
-		if reflect.TypeOf(v) != a.want {
-			return fmt.Errorf("%s is %s, want an array of %s", a.key, typeName(v), a.want.Elem())
-		}
-		if m := reflect.ValueOf(v).Len(); m != n {
-			return fmt.Errorf("%s has %d entries, tokenizer.ggml.tokens %d", a.key, m, n)
-		}
-	}
-	if v, ok := f.Get("tokenizer.ggml.merges"); ok {
-		if _, ok := v.([]string); !ok {
-			return fmt.Errorf("tokenizer.ggml.merges is %s, want an array of strings", typeName(v))
+	for _, key := range []string{"tokenizer.ggml.scores", "tokenizer.ggml.token_type"} {
+		if m, ok := f.ArrayLen(key); ok && m != n {
+			return fmt.Errorf("%s has %d entries, tokenizer.ggml.tokens %d", key, m, n)
 		}
 	}
 	for _, name := range specialTokens {
@@ -184,6 +179,9 @@ func (f *File) validateHyper() error {
 		if err := f.float(k(key), true, math.MaxFloat32); err != nil {
 			return err
 		}
+	}
+	if err := f.perLayer(k("rope.dimension_sections"), 4, 0, maxEmbedding); err != nil {
+		return err
 	}
 	if v, ok := f.Get(k("rope.scaling.type")); ok {
 		switch v {
@@ -273,10 +271,9 @@ func (f *File) perLayerScalar(key string, layers, lo, hi uint64) (uint64, error)
 	if rv.Kind() != reflect.Slice {
 		return f.count(key, lo, hi, false)
 	}
-	switch rv.Type().Elem().Kind() {
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-	default:
-		return 0, fmt.Errorf("%s is %s, want integers", key, typeName(v))
+	// llama.cpp asserts on any other element type.
+	if k := rv.Type().Elem().Kind(); k != reflect.Int32 && k != reflect.Uint32 {
+		return 0, fmt.Errorf("%s is %s, want an array of int32 or uint32", key, typeName(v))
 	}
 	if uint64(rv.Len()) != layers {
 		return 0, fmt.Errorf("%s has %d entries for %d layers", key, rv.Len(), layers)
