@@ -124,9 +124,6 @@ func (f *File) validateHyper() error {
 	if arch == "" {
 		return errors.New("general.architecture is empty")
 	}
-	if f.vocabOnly() {
-		return nil
-	}
 	k := func(s string) string { return arch + "." + s }
 	layers, err := f.count(k("block_count"), 1, maxLayers, true)
 	if err != nil {
@@ -192,10 +189,6 @@ func (f *File) validateHyper() error {
 	}
 	return f.validateExperts(k)
 }
-
-// vocabOnly reports whether the file holds a vocabulary and no weights, as
-// llama.cpp's vocab-only test files do.
-func (f *File) vocabOnly() bool { return len(f.Tensors) == 0 }
 
 // validateExperts mirrors the assertions llama.cpp makes on mixture-of-experts counts.
 func (f *File) validateExperts(k func(string) string) error {
