@@ -15,6 +15,7 @@ require (
 	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.41.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

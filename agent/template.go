@@ -66,6 +66,10 @@ func newChatTemplate(info ModelInfo, now func() time.Time) *chatTemplate {
 	if strings.TrimSpace(info.Template) == "" {
 		return t
 	}
+	if err := vetTemplate(info); err != nil {
+		t.warnf("the model's chat template is refused (%v); using the %s layout", err, t.family)
+		return t
+	}
 	tmpl, err := parseJinja(info.Template)
 	if err != nil {
 		t.warnf("the model's chat template does not parse (%v); using the %s layout", err, t.family)
@@ -199,8 +203,13 @@ func (t *chatTemplate) render(msgs []Message, tools []grammar.Tool, addGen bool)
 			out, err = "", fmt.Errorf("%w: renderer panicked: %v", ErrTemplate, p)
 		}
 	}()
-	out, err = t.tmpl.ExecuteToString(exec.NewContext(data))
+	limits := newRenderLimits()
+	data["range"] = limits.rangeFunc
+	err = t.tmpl.Execute(limits, exec.NewContext(data))
+	out = limits.sb.String()
 	switch {
+	case limits.hit != nil:
+		return "", fmt.Errorf("%w: %w", ErrTemplate, limits.hit)
 	case raised != nil:
 		return "", fmt.Errorf("%w raised an exception: %s", ErrTemplate, *raised)
 	case err != nil:

@@ -232,6 +232,8 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 		switch {
 		case tok == -2:
 			return res, engineError(ErrInvalidGrammar, "inference: the grammar allows no token here (after %q)", out.text())
+		case tok == -3:
+			return res, fmt.Errorf("%w (after %d generated tokens)", ErrNonFinite, len(out.tokens))
 		case tok < 0:
 			return res, engineError(nil, "inference: sampling failed")
 		}

@@ -36,6 +36,9 @@ var (
 	ErrInvalidGrammar = errors.New("inference: invalid grammar")
 	// ErrInvalidToken is returned when a prompt holds a token outside the vocabulary.
 	ErrInvalidToken = errors.New("inference: token outside the vocabulary")
+	// ErrNonFinite is returned when the model computes NaN or infinite
+	// logits, as broken weights do.
+	ErrNonFinite = errors.New("inference: the model produced NaN or infinite logits")
 )
 
 // ModelOptions configures Load.

@@ -78,12 +78,17 @@ type Model struct {
 // Load loads the GGUF model at path. Before handing the file to llama.cpp it
 // reads the header with the strict reader in models/gguf, which checks every
 // count, length and offset against the file size, so truncated, corrupt and
-// hostile files give a clear error instead of reaching C; llama.cpp's own
-// loader then validates the rest. Every failure wraps ErrLoad.
+// hostile files give a clear error instead of reaching C, and validates the
+// metadata llama.cpp trusts (gguf.File.Validate); llama.cpp's own loader
+// then validates the rest. Every failure wraps ErrLoad.
 func Load(path string, opts ModelOptions) (*Model, error) {
 	initBackend()
-	if _, err := gguf.Open(path); err != nil {
+	gf, err := gguf.Open(path)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+	}
+	if err := gf.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrLoad, path, err)
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -64,7 +65,17 @@ size_t og_log_take(char *buf, size_t len) {
     return n;
 }
 
+// quiet_abort replaces ggml's default abort handler, which forks gdb (or
+// lldb) to print a backtrace: print the engine's message, then abort.
+void quiet_abort(const char *msg) {
+    fprintf(stderr, "offgrid: the engine stopped on an internal check: %s\n", msg);
+    fflush(stderr);
+}
+
 void og_backend_init(void) {
+    // ggml's terminate handler also launches a debugger unless this is set.
+    setenv("GGML_NO_BACKTRACE", "1", 1);
+    ggml_set_abort_callback(quiet_abort);
     try {
         llama_backend_init();
     } catch (const std::exception &e) {
@@ -338,6 +349,13 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
         const float *logits = llama_get_logits_ith(ctx, -1);
         if (logits == nullptr) {
             return -1;
+        }
+        // The samplers assert on NaN and infinite logits (as broken weights
+        // produce): refuse them here.
+        for (int32_t i = 0; i < n_vocab; i++) {
+            if (!std::isfinite(logits[i])) {
+                return -3;
+            }
         }
         const struct llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
         if (grammar != nullptr && full_vocab) {

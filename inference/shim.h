@@ -20,6 +20,8 @@ void og_log_init(bool verbose);
 // og_log_take copies and clears the recent warning/error text.
 size_t og_log_take(char *buf, size_t len);
 
+// og_backend_init initializes llama.cpp and replaces ggml's abort handler,
+// which would launch a debugger, with one that prints the message.
 void og_backend_init(void);
 
 struct llama_model *og_model_load(const char *path, int32_t n_gpu_layers, bool use_mmap, bool vocab_only);
@@ -57,8 +59,9 @@ struct llama_sampler *og_grammar_new(const struct llama_vocab *vocab, const char
 // og_sample picks the next token from the logits of the last decoded token.
 // With full_vocab false it samples without the grammar first and applies the
 // grammar to the whole vocabulary only when the grammar rejects the choice
-// (*resampled is then incremented). It returns -1 on failure and -2 when
-// the grammar allows no token of the vocabulary. With a grammar, tokens that
+// (*resampled is then incremented). It returns -1 on failure, -2 when
+// the grammar allows no token of the vocabulary and -3 when a logit is NaN
+// or infinite. With a grammar, tokens that
 // would make the text invalid UTF-8 (pending is the text's incomplete UTF-8
 // tail) are never chosen.
 llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, struct llama_sampler *grammar,

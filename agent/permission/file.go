@@ -27,7 +27,10 @@ var ErrPolicyFile = errors.New("policies file")
 // A rule with Args matches only calls whose arguments match every pattern:
 // '*' matches any run of characters (slashes included), '?' one character
 // and '\' escapes the next. A string argument is matched as is, any other
-// value as its JSON text; an absent argument never matches.
+// value as its JSON text; an absent argument never matches. A shell
+// command (bash's "command") is parsed first: a pattern with wildcards
+// matches only one simple command, so "go test *" does not allow
+// "go test ./... ; rm -rf ~" (see matchShell).
 type Rule struct {
 	Tool string            `json:"tool"`
 	Args map[string]string `json:"args,omitempty"`
@@ -48,7 +51,11 @@ func (r Rule) Matches(tool string, args map[string]any) bool {
 			b, _ := json.Marshal(v)
 			s = string(b)
 		}
-		if !wildcard(pat, s) {
+		if shellArgs[tool] == k {
+			if !isStr || !matchShell(pat, s) {
+				return false
+			}
+		} else if !wildcard(pat, s) {
 			return false
 		}
 	}
@@ -106,8 +113,12 @@ func DefaultFile(getenv func(string) string) (string, error) {
 	return filepath.Join(dir, "offgrid", "policies.json"), nil
 }
 
-// readFile reads the policies file; a missing file has no rules.
+// readFile reads the policies file; a missing file has no rules. A file
+// that others can change (see checkOwnerOnly) is refused.
 func readFile(path string) (policyFile, error) {
+	if err := checkOwnerOnly(path); err != nil {
+		return policyFile{}, fmt.Errorf("%w %s: %w", ErrPolicyFile, path, err)
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return policyFile{Version: fileVersion}, nil
@@ -151,7 +162,12 @@ func addRule(path string, r Rule) ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(path, append(data, '\n')); err != nil {
+	// Write through a symbolic link to its target instead of replacing the link.
+	target, err := resolveLink(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrPolicyFile, path, err)
+	}
+	if err := writeAtomic(target, append(data, '\n')); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrPolicyFile, path, err)
 	}
 	return f.Rules, nil
@@ -164,4 +180,51 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, data, 0o600)
+}
+
+// checkOwnerOnly refuses a policies file, or a directory it sits in
+// (through symbolic links too), that users other than its owner can write:
+// they could allow any tool. A sticky directory such as /tmp counts as
+// safe for the files in it. A missing file is fine.
+func checkOwnerOnly(path string) error {
+	paths := []string{path, filepath.Dir(path)}
+	if target, err := filepath.EvalSymlinks(path); err == nil && target != path {
+		paths = append(paths, target, filepath.Dir(target))
+	}
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode()
+		if mode.Perm()&0o022 == 0 || (i%2 == 1 && mode&fs.ModeSticky != 0) {
+			continue
+		}
+		what := "it"
+		if p != path {
+			what = p
+		}
+		return fmt.Errorf("ignored: %s is writable by other users (mode %v); run chmod go-w on it", what, mode.Perm())
+	}
+	return nil
+}
+
+// resolveLink returns the file path names: path itself, or the final
+// target when path is a symbolic link. A dangling link is an error.
+func resolveLink(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink == 0) {
+		return path, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("a symbolic link whose target cannot be resolved, not replacing it: %w", err)
+	}
+	return target, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/models/bundle"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -19,6 +20,7 @@ import (
 const asCLI = "OFFGRID_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	agent.ServeTemplateCheck()
 	if os.Getenv(asCLI) == "1" {
 		main()
 	}

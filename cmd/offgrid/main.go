@@ -18,6 +18,8 @@ import (
 	"os/signal"
 
 	"github.com/spf13/pflag"
+
+	"github.com/offgrid-ai/offgrid/agent"
 )
 
 // command is one offgrid subcommand.
@@ -52,6 +54,7 @@ func commands() []command {
 }
 
 func main() {
+	agent.ServeTemplateCheck() // when re-executed to vet a chat template
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
