@@ -51,6 +51,13 @@ type Options struct {
 	// ResultsAsUser shows tool results to the model in a user message
 	// instead of the template's tool role.
 	ResultsAsUser bool
+	// CompactTools presents the tools with offgrid's short instructions
+	// instead of the template's JSON schemas.
+	CompactTools bool
+	// Remind adds the user's request to the last tool result of each
+	// round, asking for an answer or a further call: small models
+	// otherwise tend to repeat the call instead of answering.
+	Remind bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -225,7 +232,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		comp, err := a.c.Complete(ctx, CompletionRequest{
 			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
-			ResultsAsUser: a.opts.ResultsAsUser,
+			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools,
 			Stream:        func(s string) { on(Event{Type: EventToken, Text: s}) },
 		})
 		if a.opts.Trace != nil {
@@ -291,11 +298,15 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
 			content := a.modelResult(p.Result)
-			if repeats.add(p.Call, content) {
+			if p.Result.Success && repeats.add(p.Call, content) {
 				content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
 			}
 			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
 			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
+		}
+		if a.opts.Remind {
+			last := &a.history[len(a.history)-1]
+			last.Content += fmt.Sprintf("\n\nThe user asked: %q. If this result answers it, reply with the answer in plain text; otherwise call the next tool.", text)
 		}
 		if ctx.Err() != nil {
 			a.note("", "(interrupted by the user)")
@@ -316,8 +327,9 @@ func (a *Agent) modelResult(r tools.Result) string {
 	return r.Compact()
 }
 
-// repeatGuard notices a model that repeats a call: the same tool with the
-// same arguments, after it got the same result.
+// repeatGuard notices a model that repeats a successful call: the same
+// tool with the same arguments, after it got the same result. (Failed
+// calls are bounded by Limits.MaxRetries.)
 type repeatGuard map[string]*repeat
 
 type repeat struct {

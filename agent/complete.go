@@ -25,6 +25,10 @@ type CompletionRequest struct {
 	// ResultsAsUser shows tool results in a user message instead of the
 	// template's tool role.
 	ResultsAsUser bool
+	// CompactTools presents the tools with offgrid's short instructions
+	// (name(args): description) in the system message, even when the
+	// chat template would list their JSON schemas.
+	CompactTools bool
 	// ToolPrompt, if set, replaces offgrid's own tool instructions in the
 	// system message (the tools are then not handed to the template).
 	ToolPrompt string
@@ -133,7 +137,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 
 	// Native: the template presents the tools and renders calls itself,
 	// in the format it teaches.
-	native := c.tmpl.tmpl != nil && c.tmpl.native && req.ToolPrompt == "" && p.format == DetectFormat(c.info.Template)
+	native := c.tmpl.tmpl != nil && c.tmpl.native && req.ToolPrompt == "" && !req.CompactTools && p.format == DetectFormat(c.info.Template)
 	var instructions string
 	if len(tools) > 0 && !native {
 		instructions = req.ToolPrompt

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,7 +87,12 @@ func (f *fakeEngine) Generate(ctx context.Context, req inference.Request, fn fun
 		sb.WriteString(piece)
 		res.Stats.Generated++
 		if fn != nil {
-			if err := fn(inference.Piece{Text: piece}); err != nil {
+			if err := fn(inference.Piece{Text: piece}); errors.Is(err, inference.ErrStop) {
+				// Like *inference.Context: the text so far, no error.
+				res.Text, res.StopReason = sb.String(), inference.StopCallback
+				f.cached = append(f.cached, mustTok(res.Text)...)
+				return res, nil
+			} else if err != nil {
 				return res, err
 			}
 		}

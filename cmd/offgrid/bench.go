@@ -46,6 +46,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
 	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full")
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
+	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
 	if err := parseFlags(fs, args); err != nil {

@@ -30,6 +30,7 @@ var agentModes = map[string]func(*agent.Options){
 type agentBenchFlags struct {
 	suite                 string
 	modes, results, roles []string
+	toolPrompts           []string
 	tasks                 []string
 	ctxSize               int
 }
@@ -58,6 +59,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return fmt.Errorf("%w: --results: %v", errUsage, err)
 		}
 	}
+	for _, tp := range f.toolPrompts {
+		if tp != "template" && tp != "compact" {
+			return fmt.Errorf("%w: --tools-prompt: want template or compact, not %q", errUsage, tp)
+		}
+	}
 	for _, r := range f.roles {
 		if r != "tool" && r != "user" {
 			return fmt.Errorf("%w: --result-role: want tool or user, not %q", errUsage, r)
@@ -84,22 +90,28 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			for _, g := range grammars {
 				for _, style := range f.results {
 					for _, role := range f.roles {
-						o := agent.Options{Sampling: sampling, MaxTokens: maxTokens, NoGrammar: g == "off",
-							Results: agent.ResultStyle(style), ResultsAsUser: role == "user"}
-						agentModes[mode](&o)
-						results := style
-						if role == "user" {
-							results += " as user"
-						}
-						tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: g, Results: results, Seed: sampling.Seed}
-						bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, mode, g, results))
-						run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
-						bar.done()
-						res.Runs = append(res.Runs, run)
-						if err != nil {
-							lctx.Close()
-							m.Close()
-							return err
+						for _, tp := range f.toolPrompts {
+							o := agent.Options{Sampling: sampling, MaxTokens: maxTokens, NoGrammar: g == "off",
+								Results: agent.ResultStyle(style), ResultsAsUser: role == "user", CompactTools: tp == "compact"}
+							agentModes[mode](&o)
+							results := style
+							if role == "user" {
+								results += " as user"
+							}
+							label := mode
+							if tp == "compact" {
+								label += "+compact tools"
+							}
+							tmpl := bench.AgentRun{Model: name, Mode: label, Grammar: g, Results: results, Seed: sampling.Seed}
+							bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, mode, g, results))
+							run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
+							bar.done()
+							res.Runs = append(res.Runs, run)
+							if err != nil {
+								lctx.Close()
+								m.Close()
+								return err
+							}
 						}
 					}
 				}

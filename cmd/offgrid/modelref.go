@@ -123,3 +123,24 @@ func extractBundled(ctx context.Context, env *cliEnv, exe string, info bundle.In
 	fmt.Fprintf(env.stderr, "done in %s (%.0f MB/s)\n", took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
 	return path, nil
 }
+
+// catalogDefaults returns the catalog's agent settings for the model at
+// path when it is a catalog model in the store.
+func catalogDefaults(env *cliEnv, path string) (models.AgentDefaults, bool) {
+	st, err := openStore(env)
+	if err != nil {
+		return models.AgentDefaults{}, false
+	}
+	list, err := st.List()
+	if err != nil {
+		return models.AgentDefaults{}, false
+	}
+	for _, man := range list {
+		if st.Path(man.Name) == path {
+			if cm, ok := models.LookupSHA256(man.SHA256); ok {
+				return cm.Agent, true
+			}
+		}
+	}
+	return models.AgentDefaults{}, false
+}

@@ -36,6 +36,10 @@ type runFlags struct {
 	maxTokens                   int
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
+	verbosePrompt, remind       bool
+	compactTools                bool
+	results                     string
+	resultRole                  string
 	maxIterations, maxToolCalls int
 	perm                        *permFlags
 }
@@ -86,6 +90,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 15, "tool calls per reply")
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
+	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
+	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
+	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
+	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
+	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
 	f.perm = addPermFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
 		return err
@@ -109,6 +118,22 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	path, err := resolveModel(ctx, env, f.model)
 	if err != nil {
 		return err
+	}
+	// The catalog's measured settings for this model, where flags do not
+	// say otherwise.
+	if d, ok := catalogDefaults(env, path); ok {
+		if !fs.Changed("tool-choice") && d.ToolChoice != "" {
+			opts.ToolChoice = grammar.ToolChoice(d.ToolChoice)
+		}
+		if f.results == "" {
+			opts.Results = agent.ResultStyle(d.Results)
+		}
+	}
+	if f.verbosePrompt {
+		opts.Trace = func(c agent.Completion) {
+			fmt.Fprintf(env.stderr, "\n──── prompt (%s, %d tokens, %d reused) ────\n%s\n──── reply (%s) ────\n%s\n────\n",
+				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
+		}
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
@@ -163,6 +188,13 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if f.maxIterations < 1 || f.maxToolCalls < 1 {
 		return o, fmt.Errorf("%w: --max-iterations and --max-tool-calls must be at least 1", errUsage)
 	}
+	results, err := agent.ParseResultStyle(f.results)
+	if err != nil {
+		return o, fmt.Errorf("%w: --results: %v", errUsage, err)
+	}
+	if f.resultRole != "tool" && f.resultRole != "user" {
+		return o, fmt.Errorf("%w: --result-role: want tool or user", errUsage)
+	}
 	seed := uint32(f.seed)
 	if f.seed < 0 {
 		seed = rand.Uint32()
@@ -171,8 +203,12 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 		System: f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling: inference.Sampling{Temperature: f.temp, TopK: f.topK, TopP: f.topP, MinP: f.minP,
 			RepeatPenalty: 1, RepeatLastN: 64, Seed: seed},
-		MaxTokens: f.maxTokens,
-		Limits:    agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
+		MaxTokens:     f.maxTokens,
+		Limits:        agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
+		Results:       results,
+		ResultsAsUser: f.resultRole == "user",
+		Remind:        f.remind,
+		CompactTools:  f.compactTools,
 	}, nil
 }
 

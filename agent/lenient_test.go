@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+)
+
+// TestAgentLenientOpening: a reply that opens a call with a ```json fence
+// is stopped at the fence and regenerated under a grammar that forces a
+// valid call in the fence; the history shows the call in the template's
+// canonical form.
+func TestAgentLenientOpening(t *testing.T) {
+	fence := "```json\n{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}\n```"
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil,
+		"Sure.\n"+fence, // stopped once the fence opens a call
+		fence,           // continued under the forced grammar
+		"The echo says hi.")
+	turn := h.send("Echo hi.")
+	if turn.Content != "The echo says hi." || len(turn.Calls) != 1 || turn.Calls[0].Name != "echo" || !turn.Calls[0].OK() {
+		t.Fatalf("turn %+v", turn)
+	}
+	if len(h.eng.reqs) != 3 {
+		t.Fatalf("%d generations, want 3", len(h.eng.reqs))
+	}
+	// The second generation continues the first reply's text before the
+	// fence, under a grammar that is not lazy and forces the fence.
+	r1 := h.eng.reqs[1]
+	if g := r1.Grammar; g == nil || g.Lazy() || !strings.Contains(g.GBNF, "```json") {
+		t.Fatalf("continuation grammar %+v", g)
+	}
+	if err := checkAccepts(r1.Grammar, fence); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkAccepts(r1.Grammar, "<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}\n</tool_call>"); err == nil {
+		t.Fatal("the continuation grammar accepts another wrapper")
+	}
+	if p0, p1 := h.eng.prompts[0], h.eng.prompts[1]; p1 != p0+"Sure.\n" {
+		t.Fatalf("continuation prompt does not extend the first by the text before the fence:\n%q", p1[len(p0)-20:])
+	}
+	if got := h.tokens(); got != "Sure.The echo says hi." {
+		t.Fatalf("streamed %q", got)
+	}
+	hist := h.agent.History()
+	if hist[1].Content != "Sure." || len(hist[1].ToolCalls) != 1 {
+		t.Fatalf("assistant message %+v", hist[1])
+	}
+	if !strings.Contains(h.eng.prompts[2], "<tool_call>\n{\"name\": \"echo\"") || strings.Contains(h.eng.prompts[2], "```json") {
+		t.Fatalf("history not re-rendered canonically:\n%s", h.eng.prompts[2])
+	}
+}
+
+// TestAgentLenientNoGrammar: with the grammar off a fenced call is still
+// read as a call (the parser is the same), without a regeneration.
+func TestAgentLenientNoGrammar(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{NoGrammar: true}, permission.Config{}, nil,
+		"```json\n{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}\n```",
+		"hi")
+	turn := h.send("Echo hi.")
+	if len(turn.Calls) != 1 || turn.Calls[0].Name != "echo" || len(h.eng.reqs) != 2 || h.eng.reqs[0].Grammar != nil {
+		t.Fatalf("turn %+v, %d generations", turn, len(h.eng.reqs))
+	}
+}
+
+// TestAgentRepeatGuard: the second identical call after the same result
+// is pointed out in its result; the third ends the turn unrun.
+func TestAgentRepeatGuard(t *testing.T) {
+	c := hermes(call("echo", `{"text":"hi"}`))
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil, c, c, c)
+	turn := h.send("Echo hi.")
+	if turn.Stop == nil || turn.Stop.(*Error).Code != ToolLoopLimitReached || len(turn.Calls) != 2 {
+		t.Fatalf("turn %+v", turn)
+	}
+	if !strings.Contains(turn.Content, "a third time") {
+		t.Fatalf("final message %q", turn.Content)
+	}
+	hist := h.agent.History()
+	var results []string
+	for _, m := range hist {
+		if m.Role == RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 || results[0] != "hi" || !strings.HasPrefix(results[1], "hi\n\n(offgrid: you already called echo") {
+		t.Fatalf("tool results %q", results)
+	}
+	// A repeat with a different result is not a loop.
+	h = newHarness(t, hermesInfo, Options{}, permission.Config{}, nil,
+		hermes(call("echo", `{"text":"a"}`)), hermes(call("echo", `{"text":"b"}`)), hermes(call("echo", `{"text":"a"}`)), "done")
+	if turn := h.send("Echo."); turn.Stop != nil || len(turn.Calls) != 3 {
+		t.Fatalf("turn %+v", turn)
+	}
+}
+
+func TestAgentResultStyles(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, "<tool_response>\nhi\n</tool_response>"},
+		{Options{Results: ResultsFull}, `<tool_response>` + "\n" + `{"success":true,"data":"hi"`},
+		{Options{ResultsAsUser: true}, "<|im_start|>user\nTool results:\necho (call call00001): hi<|im_end|>"},
+	} {
+		h := newHarness(t, hermesInfo, tc.opts, permission.Config{}, nil, hermes(call("echo", `{"text":"hi"}`)), "hi")
+		h.send("Echo hi.")
+		if !strings.Contains(h.eng.prompts[1], tc.want) {
+			t.Errorf("%+v: prompt lacks %q:\n%s", tc.opts, tc.want, h.eng.prompts[1])
+		}
+	}
+	// Failures are error_type: message.
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil, "!nogrammar"+hermes(call("nope", `{}`)), "sorry")
+	h.send("x")
+	if !strings.Contains(h.eng.prompts[1], "tool_not_found") && !strings.Contains(h.eng.prompts[1], "not_found") {
+		t.Errorf("failure shown as:\n%s", h.eng.prompts[1])
+	}
+}

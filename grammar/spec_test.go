@@ -1,0 +1,145 @@
+package grammar
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+)
+
+// Replies in the shapes Qwen2.5 Coder 0.5B and 1.5B Instruct wrote for
+// everyday requests with the grammar off (offgrid run --no-grammar
+// --verbose-prompt), and the neighbours they imply.
+var lenientReplies = []struct {
+	name, text, content string
+	call                string // name of the call, "" for none
+}{
+	{"fence json", "```json\n{\n  \"name\": \"ls\",\n  \"arguments\": {\n    \"path\": \"./\"\n  }\n}\n```", "", "ls"},
+	{"fence json after text", "Let me look.\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n```", "Let me look.", "read_file"},
+	{"fence tool_call", "```tool_call\n{\"name\": \"ls\", \"arguments\": {}}\n```", "", "ls"},
+	{"plain fence", "```\n{\"name\": \"ls\", \"arguments\": {}}\n```", "", "ls"},
+	{"bare", "{\"name\": \"read_file\", \"arguments\": {\"path\": \"./notes.txt\", \"offset\": 1, \"limit\": 1}}", "", "read_file"},
+	{"bare pretty", "{\n    \"name\": \"notes.txt\",\n    \"arguments\": {\"path\": \"./notes.txt\"}\n}", "", "notes.txt"},
+	{"bare on a later line", "Sure.\n{\"name\": \"ls\", \"arguments\": {}}", "Sure.", "ls"},
+	{"double braces", "{{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}", "", "read_file"},
+	{"tools tag", "<tools>\n{\"name\": \"ls\", \"arguments\": {}}\n</tools>", "", "ls"},
+	{"function_call tag", "<function_call>{\"name\": \"ls\", \"arguments\": {}}</function_call>", "", "ls"},
+	{"canonical", "<tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>", "", "ls"},
+	{"unclosed fence", "```json\n{\"name\": \"ls\", \"arguments\": {}}", "", "ls"},
+	{"json that is not a call", "```json\n{\"ok\": true}\n```", "```json\n{\"ok\": true}\n```", ""},
+	{"object mid-line is text", "The call would be {\"name\": \"ls\"} here.", "The call would be {\"name\": \"ls\"} here.", ""},
+	{"prose", "The file says hello.", "The file says hello.", ""},
+}
+
+func TestLenientParse(t *testing.T) {
+	for _, tc := range lenientReplies {
+		content, calls, err := Parse(Hermes, tc.text)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if content != tc.content {
+			t.Errorf("%s: content %q, want %q", tc.name, content, tc.content)
+		}
+		switch {
+		case tc.call == "" && len(calls) != 0:
+			t.Errorf("%s: calls %v, want none", tc.name, calls)
+		case tc.call != "" && (len(calls) != 1 || calls[0].Name != tc.call):
+			t.Errorf("%s: calls %v, want one call of %s", tc.name, calls, tc.call)
+		}
+	}
+}
+
+func TestFindCall(t *testing.T) {
+	tests := []struct {
+		text          string
+		ok, partial   bool
+		pos           int
+		open          string
+		canonical     bool
+		visible       string // Visible(Hermes, text)
+		visibleHeldAt int    // -1: all of it visible
+	}{
+		{text: "Hello", visible: "Hello"},
+		{text: "Hello <tool_", partial: true, pos: 6, open: "<tool_call>", canonical: true, visible: "Hello "},
+		{text: "<tool_call>", ok: true, open: "<tool_call>", canonical: true, visible: ""},
+		{text: "```", partial: true, open: "```json", visible: ""},
+		{text: "```json\n{\n  \"na", partial: true, open: "```json", visible: ""},
+		{text: "```json\n{\n  \"name\"", ok: true, open: "```json", visible: ""},
+		{text: "```python\nprint(1)", visible: "```python\nprint(1)"},
+		{text: "ok\n{\"name\"", ok: true, pos: 3, open: "", visible: "ok"},
+		{text: "x {\"name\"", visible: "x {\"name\""},
+		{text: "{{\"name\"", ok: true, open: "{", visible: ""},
+	}
+	for _, tc := range tests {
+		st, ok, partial := FindCall(Hermes, tc.text)
+		if ok != tc.ok || partial != tc.partial || ((ok || partial) && (st.Pos != tc.pos || st.Opening.Open != tc.open || st.Canonical != tc.canonical)) {
+			t.Errorf("FindCall(%q) = %+v %v %v", tc.text, st, ok, partial)
+		}
+		if got := Visible(Hermes, tc.text); got != tc.visible {
+			t.Errorf("Visible(%q) = %q, want %q", tc.text, got, tc.visible)
+		}
+	}
+	if _, ok, partial := FindCall(Generic, "```json\n{\"name\""); ok || partial {
+		t.Error("generic has no openings")
+	}
+}
+
+// TestForcedOpening checks that the grammar forcing a wrapper accepts a
+// valid call in that wrapper, pretty-printed as the models write it, and
+// rejects the other wrappers and unknown tools.
+func TestForcedOpening(t *testing.T) {
+	tools := []Tool{
+		{Name: "ls", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`)},
+		{Name: "read_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)},
+	}
+	for _, op := range hermesOpenings {
+		tg, err := ForTools(tools, Hermes, ToolOptions{Opening: &op})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Lazy() {
+			t.Errorf("%q: a forced opening applies from the first token", op.Open)
+		}
+		g, err := gbnf.Parse(tg.GBNF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := "{\n  \"name\": \"read_file\",\n  \"arguments\": {\n    \"path\": \"notes.txt\"\n  }\n}"
+		good := fmt.Sprintf("%s\n%s\n%s", op.Open, call, op.Close)
+		if op.Open == "" {
+			good = call
+		}
+		if !g.Accepts(tg.Root, good) {
+			t.Errorf("%q: rejects %q\n%s", op.Open, good, tg.GBNF)
+		}
+		if _, calls, err := Parse(Hermes, good); err != nil || len(calls) != 1 || calls[0].Name != "read_file" {
+			t.Errorf("%q: parse %v %v", op.Open, calls, err)
+		}
+		bad := fmt.Sprintf("%s\n{\"name\": \"notes.txt\", \"arguments\": {}}\n%s", op.Open, op.Close)
+		if g.Accepts(tg.Root, bad) {
+			t.Errorf("%q: accepts an unknown tool", op.Open)
+		}
+		if op.Open != "<tool_call>" && g.Accepts(tg.Root, "<tool_call>\n"+call+"\n</tool_call>") {
+			t.Errorf("%q: accepts another wrapper", op.Open)
+		}
+	}
+}
+
+func TestDetectFormat(t *testing.T) {
+	tests := map[string]Format{
+		"{{ '<tool_call>' }}":                  Hermes,
+		"[TOOL_CALLS]":                         Mistral,
+		"```tool_code":                         Pythonic,
+		"<|python_tag|>":                       Llama3,
+		"{% if message.role == 'ipython' %}":   Llama3,
+		"{{ bos_token }}{{ message.content }}": Generic,
+		"":                                     Generic,
+	}
+	for tmpl, want := range tests {
+		if got := DetectFormat(tmpl); got != want {
+			t.Errorf("DetectFormat(%q) = %s, want %s", tmpl, got, want)
+		}
+	}
+}
