@@ -233,7 +233,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
 			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools,
-			Stream:        func(s string) { on(Event{Type: EventToken, Text: s}) },
+			Stream: func(s string) { on(Event{Type: EventToken, Text: s}) },
 		})
 		if a.opts.Trace != nil {
 			a.opts.Trace(comp)
