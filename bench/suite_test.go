@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBuiltinSuite(t *testing.T) {
+	s, err := BuiltinSuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tasks) < 40 {
+		t.Fatalf("%d tasks, want at least 40", len(s.Tasks))
+	}
+	cats := map[string]int{}
+	for _, task := range s.Tasks {
+		cats[task.Category]++
+	}
+	for _, c := range []string{"listing", "reading", "counting", "searching", "writing", "replacing", "inserting", "tasks", "time", "cwd", "multi-step", "no-tool", "denied"} {
+		if cats[c] == 0 {
+			t.Errorf("no task of category %s", c)
+		}
+	}
+	// Every task fails when the agent does nothing: no check is vacuous.
+	for _, task := range s.Tasks {
+		dir := t.TempDir()
+		if err := s.setUp(task, dir); err != nil {
+			t.Fatal(err)
+		}
+		if why := s.check(task, outcome{dir: dir, answer: "", finished: true, now: time.Now()}); len(why) == 0 {
+			t.Errorf("%s passes without the agent doing anything", task.ID)
+		}
+	}
+}
+
+func TestParseSuiteErrors(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"unknown field", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{"answr":["x"]}}]}`, "unknown field"},
+		{"no id", `{"name":"x","tasks":[{"prompt":"p","checks":{"answer":["x"]}}]}`, "no id"},
+		{"duplicate", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{"answer":["x"]}},{"id":"a","prompt":"p","checks":{"answer":["x"]}}]}`, "twice"},
+		{"no checks", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{}}]}`, "checks nothing"},
+		{"no fixture", `{"name":"x","tasks":[{"id":"a","fixture":"f","prompt":"p","checks":{"answer":["x"]}}]}`, "no fixture"},
+		{"escape", `{"name":"x","tasks":[{"id":"a","files":{"../x":"y"},"prompt":"p","checks":{"answer":["x"]}}]}`, "outside"},
+		{"bad line", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{"lines":{"f":{"x":"y"}}}}]}`, "line number"},
+		{"not json", `{`, "invalid task suite"},
+	} {
+		_, err := ParseSuite([]byte(tc.json))
+		if !errors.Is(err, ErrSuite) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestCheck runs each kind of check against a directory the test changes
+// as an agent would.
+func TestCheck(t *testing.T) {
+	s := &Suite{Fixtures: map[string]map[string]string{"f": {"a.txt": "one\ntwo\nthree\n", "b.txt": "keep\n"}}}
+	task := Task{ID: "t", Fixture: "f", Checks: Checks{
+		Called:    []CallCheck{{Tool: "read_file", Args: []string{"a.txt"}}},
+		NotCalled: []string{"bash"},
+		Contains:  map[string][]string{"a.txt": {"TWO"}},
+		Absent:    map[string][]string{"a.txt": {"two"}},
+		Lines:     map[string]map[string]string{"a.txt": {"1": "one", "-1": "three"}},
+		Missing:   []string{"c.txt"},
+		Unchanged: []string{"*"},
+		Answer:    []string{"{root}", "{year}"},
+		AnswerAny: []string{"yes", "sure"},
+	}}
+	dir := t.TempDir()
+	if err := s.setUp(task, dir); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2031, 5, 1, 0, 0, 0, 0, time.UTC)
+	good := func() outcome {
+		return outcome{dir: dir, finished: true, now: now, answer: "Sure: " + dir + " in 2031",
+			calls: []CallRecord{{Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`)}}}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nTWO\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why := s.check(task, good()); len(why) != 0 {
+		t.Fatalf("a good outcome fails: %q", why)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(o *outcome)
+		want   string
+	}{
+		{"unfinished", func(o *outcome) { o.finished = false }, "did not end"},
+		{"no call", func(o *outcome) { o.calls = nil }, "no call read_file"},
+		{"wrong args", func(o *outcome) { o.calls[0].Arguments = json.RawMessage(`{"path":"b.txt"}`) }, "no call read_file"},
+		{"forbidden call", func(o *outcome) { o.calls = append(o.calls, CallRecord{Name: "bash"}) }, "called bash"},
+		{"answer", func(o *outcome) { o.answer = "sure, 2031" }, "does not contain all"},
+		{"answer any", func(o *outcome) { o.answer = dir + " 2031" }, "none of"},
+		{"b changed", func(o *outcome) { os.WriteFile(filepath.Join(dir, "b.txt"), []byte("x"), 0o644) }, "b.txt changed"},
+		{"c created", func(o *outcome) { os.WriteFile(filepath.Join(dir, "c.txt"), []byte("x"), 0o644) }, "c.txt exists"},
+		{"line", func(o *outcome) { os.WriteFile(filepath.Join(dir, "a.txt"), []byte("zero\nTWO\nthree\n"), 0o644) }, "line 1"},
+	} {
+		o := good()
+		tc.change(&o)
+		why := strings.Join(s.check(task, o), "; ")
+		if !strings.Contains(why, tc.want) {
+			t.Errorf("%s: reasons %q, want %q", tc.name, why, tc.want)
+		}
+		// Restore the files.
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nTWO\nthree\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "b.txt"), []byte("keep\n"), 0o644)
+		os.Remove(filepath.Join(dir, "c.txt"))
+	}
+}
+
+func TestAgentReports(t *testing.T) {
+	res := &AgentResults{Version: ResultsVersion, Suite: "builtin", Runs: []AgentRun{{Model: "m", Mode: "auto", Grammar: "on", Results: "compact", Tasks: []TaskResult{
+		{ID: "a", Category: "reading", Pass: true, Rounds: 2, Calls: []CallRecord{{Name: "read_file"}}, PromptTokens: 100, Generated: 20, Seconds: 2},
+		{ID: "b", Category: "writing", Reasons: []string{"x.txt: no such file"}, Rounds: 1, Invalid: 1, Seconds: 4},
+	}}}}
+	rows := SummarizeAgent(res.Runs)
+	if r := rows[0]; r.Passed != 1 || r.PassRate != 50 || r.MeanRounds != 1.5 || r.InvalidCalls != 1 || r.MeanTokens != 60 || r.SecondsPerTask != 3 {
+		t.Fatalf("row %+v", r)
+	}
+	dir := t.TempDir()
+	if err := WriteAgentReports(dir, res, "offgrid bench --agent -m m"); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"offgrid bench --agent -m m", "| m | auto | on | compact | 2 | 1 | 50.0% |", "**b**: x.txt: no such file", "| m auto grammar on results compact | 1/1 | 0/1 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "report.svg"))
+	if !strings.Contains(string(svg), "tasks passed: 50.0%") {
+		t.Errorf("report.svg:\n%s", svg)
+	}
+	var back AgentResults
+	if b, _ := os.ReadFile(filepath.Join(dir, "results.json")); json.Unmarshal(b, &back) != nil || len(back.Runs[0].Tasks) != 2 {
+		t.Error("results.json does not round-trip")
+	}
+}
