@@ -59,8 +59,19 @@ func TestModelsCLI(t *testing.T) {
 
 	// An empty store lists nothing and says how to get a model.
 	r := modelsCLI(t, dir, "ls")
-	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "offgrid models pull URL") {
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "offgrid models ls --available") {
 		t.Errorf("ls on an empty store: %+v", r)
+	}
+	// The catalog lists the default first, with sizes and licences, and
+	// says what is stored.
+	r = modelsCLI(t, dir, "ls", "--available")
+	for _, want := range []string{"qwen2.5-coder-0.5b *", "468.6 MiB", "Apache-2.0", "qwen2.5-coder-1.5b", "gemma3-270m", "Gemma Terms of Use", "no"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("ls --available lacks %q: %+v", want, r)
+		}
+	}
+	if r := modelsCLI(t, dir, "pull", "qwen2.5-coder-0.5b", "--name", "x"); r.code != 2 || !strings.Contains(r.stderr, "do not apply to catalog models") {
+		t.Errorf("pull NAME --name: %+v", r)
 	}
 	if r := modelsCLI(t, dir, "ls", "--json"); r.code != 0 || r.stdout != "[]\n" {
 		t.Errorf("ls --json on an empty store: %+v", r)

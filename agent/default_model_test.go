@@ -1,0 +1,120 @@
+//go:build cgo
+
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// loadDefault loads the store's default model (the catalog default after
+// `make model`) with a context for agent turns.
+func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the default-model run")
+	}
+	m, err := inference.Load(storeModelPath(t, "default"), inference.ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: 8192, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return m, c
+}
+
+// builtinDir returns the built-in tools over a directory holding notes.txt
+// and main.go.
+func builtinDir(t *testing.T) (*tools.Registry, []grammar.Tool) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := grammar.ParseTools(reg.OpenAI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, defs
+}
+
+// TestDefaultModelLenientOpening: in auto mode the default model opens its
+// call with a ```json fence, not the template's <tool_call>. The reply
+// must still become one valid call of an offered tool, in the fence.
+func TestDefaultModelLenientOpening(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, defs := builtinDir(t)
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	comp, err := NewCompleter(c, InfoFromModel(m)).Complete(t.Context(), CompletionRequest{
+		Messages: []Message{{Role: RoleUser, Content: "List the files in this directory."}},
+		Tools:    defs, Sampling: s, MaxTokens: 256,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok, _ := grammar.FindCall(comp.Format, comp.Raw)
+	if !ok || st.Canonical {
+		t.Fatalf("want a call opened another way than <tool_call> (what this model writes); reply:\n%s", comp.Raw)
+	}
+	if comp.ParseErr != nil || len(comp.Calls) != 1 {
+		t.Fatalf("reply did not become one call (%v):\n%s", comp.ParseErr, comp.Raw)
+	}
+	res := reg.Execute(t.Context(), comp.Calls[0].Name, comp.Calls[0].Arguments)
+	if res.ErrorType == tools.ErrNotFound || res.ErrorType == tools.ErrValidationFailed {
+		t.Fatalf("the call is not valid: %s %s: %s", comp.Calls[0].Name, comp.Calls[0].Arguments, res.Compact())
+	}
+	t.Logf("opening %q: %s %s", st.Opening.Open, comp.Calls[0].Name, comp.Calls[0].Arguments)
+}
+
+// TestDefaultModelNoLoop: whatever the default model does with a file's
+// content, the turn ends with a final message, and no successful call is
+// made three times with the same arguments and result (the repeat guard).
+func TestDefaultModelNoLoop(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, _ := builtinDir(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prompt := range []string{"What does notes.txt say?", "List the files in this directory.", "What is the launch code in notes.txt?"} {
+		turn, err := a.Send(t.Context(), prompt, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", prompt, err)
+		}
+		seen := map[string]int{}
+		for _, r := range turn.Calls {
+			if k := repeatKey(grammar.Call{Name: r.Name, Arguments: r.Arguments}); r.OK() {
+				if seen[k]++; seen[k] > 2 {
+					t.Fatalf("%s: %s %s ran %d times", prompt, r.Name, r.Arguments, seen[k])
+				}
+			}
+			if r.Code == ToolNotFound || r.Code == InvalidToolSignature {
+				t.Errorf("%s: invalid call %s %s", prompt, r.Name, r.Arguments)
+			}
+		}
+		if turn.Content == "" {
+			t.Fatalf("%s: no final message", prompt)
+		}
+		t.Logf("%s → %d calls, %q", prompt, len(turn.Calls), turn.Content)
+	}
+}
