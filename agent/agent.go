@@ -286,7 +286,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		if c, ok := repeats.third(calls); ok {
 			return a.stop(&turn, &Error{Code: ToolLoopLimitReached,
-				Message: fmt.Sprintf("the model made the same call (%s %s) a third time after the same result; its answer would not change", c.Name, argsOrEmpty(c.Arguments))}, on)
+				Message: fmt.Sprintf("the model made the same call (%s %s) a third time", c.Name, argsOrEmpty(c.Arguments))}, on)
 		}
 		if err := x.Begin(calls); err != nil {
 			return turn, err
@@ -328,13 +328,14 @@ func (a *Agent) modelResult(r tools.Result) string {
 }
 
 // repeatGuard notices a model that repeats a successful call: the same
-// tool with the same arguments, after it got the same result. (Failed
-// calls are bounded by Limits.MaxRetries.)
+// tool with the same arguments. The second time, if the result is the
+// same, the model is told so; a third identical call ends the turn.
+// (Failed calls are bounded by Limits.MaxRetries.)
 type repeatGuard map[string]*repeat
 
 type repeat struct {
-	result string
-	n      int // identical calls in a row with identical results
+	result string // the last result
+	n      int    // identical successful calls this turn
 }
 
 func repeatKey(c grammar.Call) string {
@@ -346,21 +347,22 @@ func repeatKey(c grammar.Call) string {
 	return c.Name + "\x00" + b.String()
 }
 
-// add records a call and its result; it reports a repeat (the second
-// identical call with an identical result), which the model is told of.
+// add records a successful call and its result; it reports a repeat with
+// the same result, which the model is told of.
 func (g repeatGuard) add(c grammar.Call, result string) bool {
 	k := repeatKey(c)
 	r := g[k]
-	if r == nil || r.result != result {
+	if r == nil {
 		g[k] = &repeat{result: result, n: 1}
 		return false
 	}
 	r.n++
-	return true
+	same := r.result == result
+	r.result = result
+	return same
 }
 
-// third returns a call that would be the third identical one after
-// identical results.
+// third returns a call that would be the third identical one.
 func (g repeatGuard) third(calls []grammar.Call) (grammar.Call, bool) {
 	for _, c := range calls {
 		if r := g[repeatKey(c)]; r != nil && r.n >= 2 {

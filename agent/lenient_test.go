@@ -72,7 +72,7 @@ func TestAgentRepeatGuard(t *testing.T) {
 	if turn.Stop == nil || turn.Stop.(*Error).Code != ToolLoopLimitReached || len(turn.Calls) != 2 {
 		t.Fatalf("turn %+v", turn)
 	}
-	if !strings.Contains(turn.Content, "a third time") {
+	if !strings.Contains(turn.Content, "the same call (echo {\"text\":\"hi\"}) a third time") {
 		t.Fatalf("final message %q", turn.Content)
 	}
 	hist := h.agent.History()
@@ -85,11 +85,15 @@ func TestAgentRepeatGuard(t *testing.T) {
 	if len(results) != 2 || results[0] != "hi" || !strings.HasPrefix(results[1], "hi\n\n(offgrid: you already called echo") {
 		t.Fatalf("tool results %q", results)
 	}
-	// A repeat with a different result is not a loop.
+	// Other arguments in between do not reset the count; a second call
+	// with other arguments is not a repeat.
 	h = newHarness(t, hermesInfo, Options{}, permission.Config{}, nil,
 		hermes(call("echo", `{"text":"a"}`)), hermes(call("echo", `{"text":"b"}`)), hermes(call("echo", `{"text":"a"}`)), "done")
 	if turn := h.send("Echo."); turn.Stop != nil || len(turn.Calls) != 3 {
 		t.Fatalf("turn %+v", turn)
+	}
+	if hist := h.agent.History(); !strings.Contains(hist[6].Content, "you already called echo") || strings.Contains(hist[4].Content, "already") {
+		t.Fatalf("history %+v", hist)
 	}
 }
 
