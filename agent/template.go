@@ -358,7 +358,8 @@ func (t *chatTemplate) stops() []string {
 	case llama3:
 		s = []string{"<|eot_id|>", "<|eom_id|>"}
 	case chatML:
-		s = []string{"<|im_end|>"}
+		// A model that opens the next turn itself has ended its own.
+		s = []string{"<|im_end|>", "<|im_start|>"}
 	}
 	if t.info.EOS != "" {
 		s = append(s, t.info.EOS)

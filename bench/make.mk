@@ -33,3 +33,14 @@ bench-peers: model
 	node bench/peers/node-llama-cpp.mjs --model $(MODEL) --data $(DATA) --category $(CATEGORY) --limit $(LIMIT) --out $(PEER_OUT)/node-llama-cpp.json
 	$(BIN) bench -m $(MODEL) --data $(DATA) --category $(CATEGORY) --limit $(LIMIT) --grammar on,off \
 	  --compare $(PEER_OUT)/node-llama-cpp.json --out $(PEER_OUT)
+
+# bench-agent runs the agent task suite (bench/agent/builtin.json) on every
+# catalog model, grammar on and off, and writes the reports into
+# $(AGENT_OUT): make bench-agent [AGENT_MODELS="a b"] [AGENT_FLAGS=…]
+AGENT_MODELS ?= qwen2.5-coder-0.5b qwen2.5-coder-1.5b gemma3-270m
+AGENT_OUT    ?= /tmp/offgrid-bench-agent
+AGENT_FLAGS  ?=
+.PHONY: bench-agent
+bench-agent: model
+	@for m in $(AGENT_MODELS); do $(BIN) models pull $$m >/dev/null || exit 1; done
+	$(BIN) bench --agent $(foreach m,$(AGENT_MODELS),-m $(m)) --grammar on,off --out $(AGENT_OUT) $(AGENT_FLAGS)

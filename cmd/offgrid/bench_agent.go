@@ -31,6 +31,7 @@ type agentBenchFlags struct {
 	suite                 string
 	modes, results, roles []string
 	toolPrompts           []string
+	remind                bool
 	tasks                 []string
 	ctxSize               int
 }
@@ -92,7 +93,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 					for _, role := range f.roles {
 						for _, tp := range f.toolPrompts {
 							o := agent.Options{Sampling: sampling, MaxTokens: maxTokens, NoGrammar: g == "off",
-								Results: agent.ResultStyle(style), ResultsAsUser: role == "user", CompactTools: tp == "compact"}
+								Results: agent.ResultStyle(style), ResultsAsUser: role == "user", CompactTools: tp == "compact", Remind: f.remind}
 							agentModes[mode](&o)
 							results := style
 							if role == "user" {
@@ -101,6 +102,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 							label := mode
 							if tp == "compact" {
 								label += "+compact tools"
+							}
+							if f.remind {
+								label += "+remind"
 							}
 							tmpl := bench.AgentRun{Model: name, Mode: label, Grammar: g, Results: results, Seed: sampling.Seed}
 							bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, mode, g, results))
