@@ -54,6 +54,10 @@ type Options struct {
 	// CompactTools presents the tools with offgrid's short instructions
 	// instead of the template's JSON schemas.
 	CompactTools bool
+	// OnRepeat is what a third identical call in a turn does: RepeatStop
+	// ("") ends the turn with a message; RepeatAnswer does not run it and
+	// has the model answer in text from the results it has.
+	OnRepeat RepeatPolicy
 	// Remind adds the user's request to the last tool result of each
 	// round, asking for an answer or a further call: small models
 	// otherwise tend to repeat the call instead of answering.
@@ -61,6 +65,25 @@ type Options struct {
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
+}
+
+// RepeatPolicy is what a third identical call does.
+type RepeatPolicy string
+
+const (
+	RepeatStop   RepeatPolicy = "stop"
+	RepeatAnswer RepeatPolicy = "answer"
+)
+
+// ParseRepeatPolicy returns the RepeatPolicy named s ("" is stop).
+func ParseRepeatPolicy(s string) (RepeatPolicy, error) {
+	switch r := RepeatPolicy(s); r {
+	case "", RepeatStop:
+		return RepeatStop, nil
+	case RepeatAnswer:
+		return r, nil
+	}
+	return "", fmt.Errorf("agent: unknown repeat policy %q (want stop or answer)", s)
 }
 
 // ResultStyle is how tool results are shown to the model.
@@ -111,6 +134,9 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 		return nil, err
 	}
 	if _, err := ParseResultStyle(string(opts.Results)); err != nil {
+		return nil, err
+	}
+	if _, err := ParseRepeatPolicy(string(opts.OnRepeat)); err != nil {
 		return nil, err
 	}
 	if opts.ToolChoice != "" {
@@ -224,6 +250,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	repeats := repeatGuard{}
+	textOnly := false // the next reply must answer in text
 	for {
 		choice := a.opts.ToolChoice
 		if choice == grammar.Required && len(turn.Calls) > 0 {
@@ -232,7 +259,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		comp, err := a.c.Complete(ctx, CompletionRequest{
 			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
-			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools,
+			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
 			Stream: func(s string) { on(Event{Type: EventToken, Text: s}) },
 		})
 		if a.opts.Trace != nil {
@@ -279,6 +306,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
+		if c, ok := repeats.third(comp.Calls); ok && a.opts.OnRepeat == RepeatAnswer && !textOnly {
+			// The results are in the context already: have the model
+			// answer from them instead of running the call again.
+			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s with the same arguments a third time; it is asked to answer instead", c.Name)})
+			textOnly = true
+			continue
+		}
 		calls := a.assignIDs(comp.Calls)
 		a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, ToolCalls: calls, Raw: comp.Raw})
 		for _, c := range calls {
@@ -306,7 +340,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		if a.opts.Remind {
 			last := &a.history[len(a.history)-1]
-			last.Content += fmt.Sprintf("\n\nThe user asked: %q. If this result answers it, reply with the answer in plain text; otherwise call the next tool.", text)
+			last.Content += fmt.Sprintf("\n\n(Use this to answer the request %q in plain text, or call another tool if it needs one.)", text)
 		}
 		if ctx.Err() != nil {
 			a.note("", "(interrupted by the user)")

@@ -25,6 +25,9 @@ type CompletionRequest struct {
 	// ResultsAsUser shows tool results in a user message instead of the
 	// template's tool role.
 	ResultsAsUser bool
+	// TextOnly constrains the reply to an answer in text (the tools stay
+	// in the prompt, so the KV cache is kept).
+	TextOnly bool
 	// CompactTools presents the tools with offgrid's short instructions
 	// (name(args): description) in the system message, even when the
 	// chat template would list their JSON schemas.
@@ -127,7 +130,9 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 		return p, fmt.Errorf("agent: tool choice required with no tools")
 	}
 	p.tools = tools
-	if len(tools) > 0 && !req.NoGrammar {
+	if req.TextOnly {
+		p.grammar = grammar.TextOnly()
+	} else if len(tools) > 0 && !req.NoGrammar {
 		g, err := grammar.ForTools(tools, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
 		if err != nil {
 			return p, err

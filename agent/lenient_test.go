@@ -119,3 +119,26 @@ func TestAgentResultStyles(t *testing.T) {
 		t.Errorf("failure shown as:\n%s", h.eng.prompts[1])
 	}
 }
+
+// TestAgentRepeatAnswer: with OnRepeat answer, a third identical call is
+// not run; the reply is generated again under a text-only grammar.
+func TestAgentRepeatAnswer(t *testing.T) {
+	c := hermes(call("echo", `{"text":"hi"}`))
+	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer}, permission.Config{}, nil, c, c, c, "It says hi.")
+	turn := h.send("Echo hi.")
+	if turn.Stop != nil || turn.Content != "It says hi." || len(turn.Calls) != 2 || turn.Replies != 4 {
+		t.Fatalf("turn %+v", turn)
+	}
+	last := h.eng.reqs[3]
+	if last.Grammar == nil || last.Grammar.Lazy() || checkAccepts(last.Grammar, c) == nil || checkAccepts(last.Grammar, "It says hi.") != nil {
+		t.Fatalf("the answer was not constrained to text: %+v", last.Grammar)
+	}
+	// The prompt of the answer is the prompt of the repeated call: the
+	// call that was not run is not in the history.
+	if h.eng.prompts[3] != h.eng.prompts[2] {
+		t.Fatal("the answer's prompt differs from the repeated call's")
+	}
+	if _, err := ParseRepeatPolicy("loop"); err == nil {
+		t.Fatal("ParseRepeatPolicy accepts anything")
+	}
+}

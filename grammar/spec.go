@@ -287,3 +287,10 @@ func textBefore(t, marker string) string {
 	}
 	return t
 }
+
+// TextOnly returns a grammar for a reply that is an answer in text, not a
+// call: its first character cannot open a call in any format (no {, [, <,
+// or backquote), and it may not be empty.
+func TextOnly() *ToolGrammar {
+	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\[ \\t\\r\\n] [^\\x00]*\n"}
+}

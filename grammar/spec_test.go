@@ -143,3 +143,21 @@ func TestDetectFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestTextOnly(t *testing.T) {
+	tg := TextOnly()
+	g, err := gbnf.Parse(tg.GBNF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ok := range []string{"The file says hello.", "1: Buy milk\n2: ``` {x}"} {
+		if !g.Accepts(tg.Root, ok) {
+			t.Errorf("rejects %q", ok)
+		}
+	}
+	for _, bad := range []string{"", "{\"name\": \"ls\"}", "```json", "<tool_call>", "[ls()]", " x", "\nx"} {
+		if g.Accepts(tg.Root, bad) {
+			t.Errorf("accepts %q", bad)
+		}
+	}
+}

@@ -27,6 +27,10 @@ type AgentDefaults struct {
 	// Results is how tool results are shown to the model: "compact" or
 	// "full" (the whole ToolResult JSON).
 	Results string
+	// OnRepeat is what a third identical call does: "stop" or "answer".
+	OnRepeat string
+	// Remind repeats the user's request after each round of results.
+	Remind bool
 }
 
 // DefaultName is the catalog model `make model` fetches and `default`

@@ -47,6 +47,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full")
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
 	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
+	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a third identical call: stop (end the turn), answer (the model answers in text)")
 	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")

@@ -32,6 +32,7 @@ type agentBenchFlags struct {
 	modes, results, roles []string
 	toolPrompts           []string
 	remind                bool
+	onRepeat              []string
 	tasks                 []string
 	ctxSize               int
 }
@@ -58,6 +59,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	for _, r := range f.results {
 		if _, err := agent.ParseResultStyle(r); err != nil {
 			return fmt.Errorf("%w: --results: %v", errUsage, err)
+		}
+	}
+	for _, r := range f.onRepeat {
+		if _, err := agent.ParseRepeatPolicy(r); err != nil {
+			return fmt.Errorf("%w: --on-repeat: %v", errUsage, err)
 		}
 	}
 	for _, tp := range f.toolPrompts {
@@ -87,38 +93,18 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		}
 		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-		for _, mode := range f.modes {
-			for _, g := range grammars {
-				for _, style := range f.results {
-					for _, role := range f.roles {
-						for _, tp := range f.toolPrompts {
-							o := agent.Options{Sampling: sampling, MaxTokens: maxTokens, NoGrammar: g == "off",
-								Results: agent.ResultStyle(style), ResultsAsUser: role == "user", CompactTools: tp == "compact", Remind: f.remind}
-							agentModes[mode](&o)
-							results := style
-							if role == "user" {
-								results += " as user"
-							}
-							label := mode
-							if tp == "compact" {
-								label += "+compact tools"
-							}
-							if f.remind {
-								label += "+remind"
-							}
-							tmpl := bench.AgentRun{Model: name, Mode: label, Grammar: g, Results: results, Seed: sampling.Seed}
-							bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, mode, g, results))
-							run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
-							bar.done()
-							res.Runs = append(res.Runs, run)
-							if err != nil {
-								lctx.Close()
-								m.Close()
-								return err
-							}
-						}
-					}
-				}
+		for _, c := range f.configs(grammars) {
+			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
+			c.apply(&o)
+			tmpl := bench.AgentRun{Model: name, Mode: c.label(), Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}
+			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results))
+			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
+			bar.done()
+			res.Runs = append(res.Runs, run)
+			if err != nil {
+				lctx.Close()
+				m.Close()
+				return err
 			}
 		}
 		lctx.Close()
@@ -142,4 +128,61 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(out, "{results.json,report.md,report.svg}"))
 	}
 	return nil
+}
+
+// agentConfig is one way of driving the agent that bench --agent measures.
+type agentConfig struct {
+	mode, grammar, results, role, toolPrompt, onRepeat string
+	remind                                             bool
+}
+
+// configs returns every combination of the flags' lists.
+func (f agentBenchFlags) configs(grammars []string) []agentConfig {
+	var out []agentConfig
+	for _, mode := range f.modes {
+		for _, g := range grammars {
+			for _, r := range f.results {
+				for _, role := range f.roles {
+					for _, tp := range f.toolPrompts {
+						for _, rep := range f.onRepeat {
+							out = append(out, agentConfig{mode, g, r, role, tp, rep, f.remind})
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (c agentConfig) apply(o *agent.Options) {
+	agentModes[c.mode](o)
+	o.NoGrammar = c.grammar == "off"
+	o.Results = agent.ResultStyle(c.results)
+	o.ResultsAsUser = c.role == "user"
+	o.CompactTools = c.toolPrompt == "compact"
+	o.OnRepeat = agent.RepeatPolicy(c.onRepeat)
+	o.Remind = c.remind
+}
+
+// label names the loop policy: the mode and what was added to it.
+func (c agentConfig) label() string {
+	l := c.mode
+	if c.toolPrompt == "compact" {
+		l += "+compact tools"
+	}
+	if c.remind {
+		l += "+remind"
+	}
+	if c.onRepeat == string(agent.RepeatAnswer) {
+		l += "+answer on repeat"
+	}
+	return l
+}
+
+func (c agentConfig) resultsLabel() string {
+	if c.role == "user" {
+		return c.results + " as user"
+	}
+	return c.results
 }

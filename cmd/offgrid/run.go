@@ -38,6 +38,7 @@ type runFlags struct {
 	parallel, noGrammar, asJSON bool
 	verbosePrompt, remind       bool
 	compactTools                bool
+	onRepeat                    string
 	results                     string
 	resultRole                  string
 	maxIterations, maxToolCalls int
@@ -91,6 +92,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
+	fs.StringVar(&f.onRepeat, "on-repeat", "", "a third identical call in a turn: stop (end the turn) or answer (the model answers in text instead; default: the model's catalog setting, else stop)")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
@@ -127,6 +129,12 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		}
 		if f.results == "" {
 			opts.Results = agent.ResultStyle(d.Results)
+		}
+		if f.onRepeat == "" && d.OnRepeat != "" {
+			opts.OnRepeat = agent.RepeatPolicy(d.OnRepeat)
+		}
+		if !fs.Changed("remind") {
+			opts.Remind = d.Remind
 		}
 	}
 	if f.verbosePrompt {
@@ -192,6 +200,10 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("%w: --results: %v", errUsage, err)
 	}
+	onRepeat, err := agent.ParseRepeatPolicy(f.onRepeat)
+	if err != nil {
+		return o, fmt.Errorf("%w: --on-repeat: %v", errUsage, err)
+	}
 	if f.resultRole != "tool" && f.resultRole != "user" {
 		return o, fmt.Errorf("%w: --result-role: want tool or user", errUsage)
 	}
@@ -209,6 +221,7 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 		ResultsAsUser: f.resultRole == "user",
 		Remind:        f.remind,
 		CompactTools:  f.compactTools,
+		OnRepeat:      onRepeat,
 	}, nil
 }
 
