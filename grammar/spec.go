@@ -289,8 +289,8 @@ func textBefore(t, marker string) string {
 }
 
 // TextOnly returns a grammar for a reply that is an answer in text, not a
-// call: its first character cannot open a call in any format (no {, [, <,
-// or backquote), and it may not be empty.
+// call: it is not empty, does not start with space or [, and holds no {,
+// < or backquote anywhere, so no call opening of any format can appear.
 func TextOnly() *ToolGrammar {
-	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\[ \\t\\r\\n] [^\\x00]*\n"}
+	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\[ \\t\\r\\n] [^{<`\\x00]*\n"}
 }

@@ -150,12 +150,12 @@ func TestTextOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ok := range []string{"The file says hello.", "1: Buy milk\n2: ``` {x}"} {
+	for _, ok := range []string{"The file says hello.", "1: Buy milk\n2: [x] (y)"} {
 		if !g.Accepts(tg.Root, ok) {
 			t.Errorf("rejects %q", ok)
 		}
 	}
-	for _, bad := range []string{"", "{\"name\": \"ls\"}", "```json", "<tool_call>", "[ls()]", " x", "\nx"} {
+	for _, bad := range []string{"", "{\"name\": \"ls\"}", "```json", "<tool_call>", "[ls()]", " x", "\nx", ">{\"name\": \"ls\"}", "ok ```json"} {
 		if g.Accepts(tg.Root, bad) {
 			t.Errorf("accepts %q", bad)
 		}

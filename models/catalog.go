@@ -31,7 +31,12 @@ type AgentDefaults struct {
 	OnRepeat string
 	// Remind repeats the user's request after each round of results.
 	Remind bool
+	// Temperature, when set, is the sampling temperature (the benchmark's
+	// numbers are greedy, 0).
+	Temperature *float32 `json:",omitempty"`
 }
+
+func greedy() *float32 { t := float32(0); return &t }
 
 // DefaultName is the catalog model `make model` fetches and `default`
 // means in a new store.
@@ -54,7 +59,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact"},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", Remind: true, OnRepeat: "answer", Temperature: greedy()},
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",
@@ -68,7 +73,7 @@ func Catalog() []Model {
 				SHA256:   "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 				Size:     1117320768,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact"},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", Remind: true, OnRepeat: "answer", Temperature: greedy()},
 		},
 		{
 			Name:    "gemma3-270m",
@@ -82,7 +87,7 @@ func Catalog() []Model {
 				SHA256:   "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
 				Size:     253113024,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact"},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", Remind: true, OnRepeat: "answer", Temperature: greedy()},
 		},
 	}
 }

@@ -136,6 +136,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		if !fs.Changed("remind") {
 			opts.Remind = d.Remind
 		}
+		if !fs.Changed("temp") && d.Temperature != nil {
+			opts.Sampling.Temperature = *d.Temperature
+		}
 	}
 	if f.verbosePrompt {
 		opts.Trace = func(c agent.Completion) {
