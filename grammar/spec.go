@@ -32,16 +32,17 @@ type spec struct {
 
 // hermesOpenings are the ways Qwen 2.5 (Coder) and Hermes models write a
 // call: the template's <tool_call>, and what small models emit instead,
-// collected from their replies with the grammar off (see
-// TestOpeningsFromRealReplies): a ```json or ```tool_call fence, the
-// object in double braces, <tools> and <function_call> tags, and the bare
-// object.
+// collected from their replies (grammar off, and later turns of agent
+// runs; see lenientReplies in spec_test.go): a ```json or ```tool_call
+// fence, the object in double braces or parentheses, <tools> and
+// <function_call> tags, and the bare object.
 var hermesOpenings = []Opening{
 	{"<tool_call>", "</tool_call>"},
 	{"```json", "```"},
 	{"```tool_call", "```"},
 	{"```", "```"},
 	{"{", "}"},
+	{"(", ")"},
 	{"<tools>", "</tools>"},
 	{"<function_call>", "</function_call>"},
 	{"", ""},

@@ -23,6 +23,7 @@ var lenientReplies = []struct {
 	{"bare pretty", "{\n    \"name\": \"notes.txt\",\n    \"arguments\": {\"path\": \"./notes.txt\"}\n}", "", "notes.txt"},
 	{"bare on a later line", "Sure.\n{\"name\": \"ls\", \"arguments\": {}}", "Sure.", "ls"},
 	{"double braces", "{{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}", "", "read_file"},
+	{"parentheses", "({\"name\": \"ls\", \"arguments\": {\"path\": \"notes.txt\"}}", "", "ls"},
 	{"tools tag", "<tools>\n{\"name\": \"ls\", \"arguments\": {}}\n</tools>", "", "ls"},
 	{"function_call tag", "<function_call>{\"name\": \"ls\", \"arguments\": {}}</function_call>", "", "ls"},
 	{"canonical", "<tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>", "", "ls"},
