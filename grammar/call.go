@@ -205,16 +205,22 @@ func Render(f Format, calls []Call) string {
 	return ""
 }
 
-func renderGeneric(calls []Call) string {
+func renderGeneric(calls []Call) string { return renderList(`{"tool_calls": [`, "]}", calls, false) }
+
+func renderMistral(calls []Call) string { return renderList("[TOOL_CALLS][", "]", calls, true) }
+
+// renderList writes calls as JSON objects in a list between open and
+// closing.
+func renderList(open, closing string, calls []Call, withID bool) string {
 	var sb strings.Builder
-	sb.WriteString(`{"tool_calls": [`)
+	sb.WriteString(open)
 	for i, c := range calls {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		writeJSONCall(&sb, c, "arguments", false)
+		writeJSONCall(&sb, c, "arguments", withID)
 	}
-	sb.WriteString("]}")
+	sb.WriteString(closing)
 	return sb.String()
 }
 
@@ -240,19 +246,6 @@ func renderLlama3(calls []Call) string {
 		}
 		writeJSONCall(&sb, c, "parameters", false)
 	}
-	return sb.String()
-}
-
-func renderMistral(calls []Call) string {
-	var sb strings.Builder
-	sb.WriteString("[TOOL_CALLS][")
-	for i, c := range calls {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		writeJSONCall(&sb, c, "arguments", true)
-	}
-	sb.WriteString("]")
 	return sb.String()
 }
 
