@@ -126,21 +126,27 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	rows := bench.Summarize(res.Runs)
-	if *asJSON {
+	return benchOutput(env, rows, *asJSON, func(w io.Writer) error { return bench.WriteTable(w, rows) },
+		*out, args, func(dir, cmd string) error { return bench.WriteReports(dir, res, cmd) })
+}
+
+// benchOutput prints a bench summary (rows as JSON, or table) and, with
+// out set, writes the reports there.
+func benchOutput(env *cliEnv, rows any, asJSON bool, table func(io.Writer) error, out string, args []string, reports func(dir, cmd string) error) error {
+	if asJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rows); err != nil {
 			return err
 		}
-	} else if err := bench.WriteTable(env.stdout, rows); err != nil {
+	} else if err := table(env.stdout); err != nil {
 		return err
 	}
-	if *out != "" {
-		cmd := "offgrid " + strings.Join(append([]string{"bench"}, args...), " ")
-		if err := bench.WriteReports(*out, res, cmd); err != nil {
+	if out != "" {
+		if err := reports(out, "offgrid "+strings.Join(append([]string{"bench"}, args...), " ")); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(*out, "{results.json,report.md,report.svg}"))
+		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(out, "{results.json,report.md,report.svg}"))
 	}
 	return nil
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -111,23 +111,8 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		m.Close()
 	}
 	rows := bench.SummarizeAgent(res.Runs)
-	if asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return err
-		}
-	} else if err := bench.WriteAgentTable(env.stdout, rows); err != nil {
-		return err
-	}
-	if out != "" {
-		cmd := "offgrid " + strings.Join(append([]string{"bench"}, args...), " ")
-		if err := bench.WriteAgentReports(out, res, cmd); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.stderr, "wrote %s\n", filepath.Join(out, "{results.json,report.md,report.svg}"))
-	}
-	return nil
+	return benchOutput(env, rows, asJSON, func(w io.Writer) error { return bench.WriteAgentTable(w, rows) },
+		out, args, func(dir, cmd string) error { return bench.WriteAgentReports(dir, res, cmd) })
 }
 
 // agentConfig is one way of driving the agent that bench --agent measures.

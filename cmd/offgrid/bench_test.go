@@ -112,3 +112,58 @@ func TestBenchTinyModel(t *testing.T) {
 		t.Errorf("no progress bar on stderr: %q", stderr)
 	}
 }
+
+func TestBenchAgentUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agent"}, "--agent wants -m MODEL"},
+		{[]string{"--agent", "-m", "x", "--mode", "sometimes"}, "--mode: want auto, required or envelope"},
+		{[]string{"--agent", "-m", "x", "--on-repeat", "loop"}, "--on-repeat"},
+		{[]string{"--agent", "-m", "x", "--task", "no-such-task"}, "no task of suite builtin"},
+		{[]string{"--agent", "-m", "x", "--suite", "/nonexistent.json"}, "no such file"},
+	} {
+		code, _, stderr := runBench(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestBenchAgentTinyModel runs two agent tasks, in two modes, on the tiny
+// random-weight model: the machinery (fresh directories, checks, reports),
+// not the model, is under test.
+func TestBenchAgentTinyModel(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runBench(t, "--agent", "-m", model, "--task", "ls-root,notool-math", "--mode", "auto,required",
+		"--max-tokens", "48", "--threads", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], "auto") || !strings.Contains(lines[2], "required") || !strings.Contains(lines[1], " 2 ") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "tiny auto grammar on compact [") || !strings.Contains(stderr, "2/2") {
+		t.Errorf("no progress bar on stderr: %q", stderr)
+	}
+	var res bench.AgentResults
+	if b, err := os.ReadFile(filepath.Join(out, "results.json")); err != nil || json.Unmarshal(b, &res) != nil || len(res.Runs) != 2 || len(res.Runs[0].Tasks) != 2 {
+		t.Fatalf("results.json: %v %+v", err, res)
+	}
+	for _, r := range res.Runs {
+		for _, task := range r.Tasks {
+			if !task.Pass && len(task.Reasons) == 0 {
+				t.Errorf("%s: failed without a reason", task.ID)
+			}
+		}
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "## Failures") {
+		t.Errorf("report.md: %v", err)
+	}
+}
