@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -92,7 +94,7 @@ func TestWriteFileAtomicSurvivesKill(t *testing.T) {
 	// naming, which a later sweep can recognise.
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
-		if de.Name() != "file.txt" && !isTempName(de.Name()) {
+		if de.Name() != "file.txt" && !atomicfile.IsTempName(de.Name()) {
 			t.Errorf("unrecognisable leftover %q", de.Name())
 		}
 	}

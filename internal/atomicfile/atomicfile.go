@@ -3,24 +3,73 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// WriteFile writes data to a temporary file in path's directory, gives it
-// mode perm, syncs it, renames it over path and syncs the directory. On
-// failure path is untouched and the temporary file is removed.
-func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// Temporary files are named ".og-XXXXXX.tmp": short, so that a target name
+// of up to 255 bytes still fits, and recognisable (IsTempName), so that
+// those a killed write left behind can be cleared.
+const (
+	tempPrefix = ".og-"
+	tempSuffix = ".tmp"
+	tempRandom = 6
+)
+
+func tempName() string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, tempRandom)
+	rand.Read(b)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return tempPrefix + string(b) + tempSuffix
+}
+
+// IsTempName reports whether name has the form of this package's
+// temporary files.
+func IsTempName(name string) bool {
+	if len(name) != len(tempPrefix)+tempRandom+len(tempSuffix) || !strings.HasPrefix(name, tempPrefix) || !strings.HasSuffix(name, tempSuffix) {
+		return false
+	}
+	for _, c := range name[len(tempPrefix) : len(tempPrefix)+tempRandom] {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteFile writes data to path atomically with mode perm; see WriteFileIn.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	dir, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return WriteFileIn(dir, filepath.Base(path), data, perm)
+}
+
+// WriteFileIn replaces the file name in dir with data: it writes a
+// temporary file beside it, gives it mode perm, syncs it, renames it over
+// name and syncs the directory, all relative to dir, so that a directory
+// swapped for a link midway can neither redirect the write nor strand the
+// temporary file. On failure name is untouched and the temporary file is
+// removed.
+func WriteFileIn(dir *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	tmp, f, err := createTemp(dir)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			dir.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -35,11 +84,24 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
+	if err = dir.Rename(tmp, name); err != nil {
 		return err
 	}
-	SyncDir(dir)
+	syncRoot(dir)
 	return nil
+}
+
+// createTemp creates a new temporary file in dir.
+func createTemp(dir *os.Root) (string, *os.File, error) {
+	for range 100 {
+		name := tempName()
+		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, f, err
+	}
+	return "", nil, fmt.Errorf("atomicfile: could not create a temporary file in %s", dir.Name())
 }
 
 // SyncDir makes renames in dir durable as far as the file system allows.
@@ -47,6 +109,13 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 // the file itself is already in place and synced.
 func SyncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+func syncRoot(dir *os.Root) {
+	if d, err := dir.Open("."); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
