@@ -20,17 +20,7 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
 	}
-	m, err := inference.Load(storeModelPath(t, "default"), inference.ModelOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: 8192, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return m, c
+	return loadModel(t, storeModelPath(t, "default"), 2)
 }
 
 // builtinDir returns the built-in tools over a directory holding notes.txt

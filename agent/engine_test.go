@@ -27,12 +27,19 @@ func loadSynth(t *testing.T) (*inference.Model, *inference.Context) {
 	if err := synth.Write(path, synth.Options{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
+	return loadModel(t, path, 1)
+}
+
+// loadModel loads the model at path with an 8,192-token context; both are
+// closed when the test ends.
+func loadModel(t *testing.T, path string, threads int) (*inference.Model, *inference.Context) {
+	t.Helper()
 	m, err := inference.Load(path, inference.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: 8192, Threads: 1})
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: 8192, Threads: threads})
 	if err != nil {
 		t.Fatal(err)
 	}
