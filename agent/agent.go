@@ -54,10 +54,19 @@ type Options struct {
 	// CompactTools presents the tools with offgrid's short instructions
 	// instead of the template's JSON schemas.
 	CompactTools bool
-	// OnRepeat is what a third identical call in a turn does: RepeatStop
-	// ("") ends the turn with a message; RepeatAnswer does not run it and
-	// has the model answer in text from the results it has.
+	// OnRepeat is what a repeated call does. RepeatStop (""): the second
+	// identical call is run and its result carries a note, a third ends
+	// the turn with a message. RepeatAnswer: a call identical to one made
+	// before in the turn is not run; the model answers in text from the
+	// results it has (see Answer).
 	OnRepeat RepeatPolicy
+	// Answer is how the model answers once it has results and repeats
+	// itself: AnswerInline ("") in the same conversation, tools offered
+	// but a call forbidden; AnswerSeparate in a prompt without tools,
+	// the turn's calls and results folded into the user's request. Small
+	// models shown tool definitions keep calling; without them they
+	// answer.
+	Answer AnswerStyle
 	// Remind adds the user's request to the last tool result of each
 	// round, asking for an answer or a further call: small models
 	// otherwise tend to repeat the call instead of answering.
@@ -84,6 +93,25 @@ func ParseRepeatPolicy(s string) (RepeatPolicy, error) {
 		return r, nil
 	}
 	return "", fmt.Errorf("agent: unknown repeat policy %q (want stop or answer)", s)
+}
+
+// AnswerStyle is how the model is asked for its answer after a repeat.
+type AnswerStyle string
+
+const (
+	AnswerInline   AnswerStyle = "inline"
+	AnswerSeparate AnswerStyle = "separate"
+)
+
+// ParseAnswerStyle returns the AnswerStyle named s ("" is inline).
+func ParseAnswerStyle(s string) (AnswerStyle, error) {
+	switch r := AnswerStyle(s); r {
+	case "", AnswerInline:
+		return AnswerInline, nil
+	case AnswerSeparate:
+		return r, nil
+	}
+	return "", fmt.Errorf("agent: unknown answer style %q (want inline or separate)", s)
 }
 
 // ResultStyle is how tool results are shown to the model.
@@ -247,6 +275,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		on = func(Event) {}
 	}
 	var turn Turn
+	start := len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	repeats := repeatGuard{}
@@ -256,35 +285,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		if choice == grammar.Required && len(turn.Calls) > 0 {
 			choice = grammar.Auto
 		}
-		comp, err := a.c.Complete(ctx, CompletionRequest{
+		comp, err := a.complete(ctx, &turn, on, CompletionRequest{
 			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
-			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, Sampling: a.opts.Sampling, MaxTokens: a.opts.MaxTokens,
+			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar,
 			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
-			Stream: func(s string) { on(Event{Type: EventToken, Text: s}) },
 		})
-		if a.opts.Trace != nil {
-			a.opts.Trace(comp)
-		}
-		turn.Replies++
-		addStats(&turn.Stats, comp.Stats)
-		for _, w := range comp.Warnings {
-			if !a.warned[w] {
-				a.warned[w] = true
-				on(Event{Type: EventWarning, Text: w})
-			}
-		}
-		if comp.Stats.PromptTokens > 0 {
-			on(Event{Type: EventStats, Stats: statsOf(comp.Stats)})
-		}
 		if err != nil {
-			if ctx.Err() != nil {
-				a.note(comp.Content, "(interrupted by the user)")
-				on(Event{Type: EventError, Text: "interrupted"})
-				return turn, ErrInterrupted
-			}
-			a.note("", fmt.Sprintf("(offgrid: the reply failed: %v)", err))
-			on(Event{Type: EventError, Text: err.Error()})
-			return turn, err
+			return a.failed(ctx, &turn, comp, err, on)
 		}
 		if comp.ParseErr != nil {
 			// The reply began a call it did not complete: feed the
@@ -306,10 +313,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
-		if c, ok := repeats.third(comp.Calls); ok && a.opts.OnRepeat == RepeatAnswer && !textOnly {
+		if c, ok := repeats.again(comp.Calls); ok && a.opts.OnRepeat == RepeatAnswer && !textOnly {
 			// The results are in the context already: have the model
 			// answer from them instead of running the call again.
-			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s with the same arguments a third time; it is asked to answer instead", c.Name)})
+			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
+			if a.opts.Answer == AnswerSeparate {
+				return a.answerSeparately(ctx, start, &turn, on)
+			}
 			textOnly = true
 			continue
 		}
@@ -332,7 +342,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
 			content := a.modelResult(p.Result)
-			if p.Result.Success && repeats.add(p.Call, content) {
+			if repeats.add(p.Call, p.Result.Success, content) {
 				content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
 			}
 			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
@@ -353,6 +363,107 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	}
 }
 
+// complete generates one reply of the turn with the agent's sampling and
+// reports its trace, warnings and counters.
+func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req CompletionRequest) (Completion, error) {
+	req.Sampling, req.MaxTokens = a.opts.Sampling, a.opts.MaxTokens
+	req.Stream = func(s string) { on(Event{Type: EventToken, Text: s}) }
+	comp, err := a.c.Complete(ctx, req)
+	if a.opts.Trace != nil {
+		a.opts.Trace(comp)
+	}
+	turn.Replies++
+	addStats(&turn.Stats, comp.Stats)
+	for _, w := range comp.Warnings {
+		if !a.warned[w] {
+			a.warned[w] = true
+			on(Event{Type: EventWarning, Text: w})
+		}
+	}
+	if comp.Stats.PromptTokens > 0 {
+		on(Event{Type: EventStats, Stats: statsOf(comp.Stats)})
+	}
+	return comp, err
+}
+
+// failed ends a turn whose reply failed or was interrupted, with a note
+// in the history.
+func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err error, on func(Event)) (Turn, error) {
+	if ctx.Err() != nil {
+		a.note(comp.Content, "(interrupted by the user)")
+		on(Event{Type: EventError, Text: "interrupted"})
+		return *turn, ErrInterrupted
+	}
+	a.note("", fmt.Sprintf("(offgrid: the reply failed: %v)", err))
+	on(Event{Type: EventError, Text: err.Error()})
+	return *turn, err
+}
+
+// answerSeparately ends the turn that began at history[start] with an
+// answer written in a prompt without tools: the earlier conversation in
+// text, and the user's request followed by the calls the turn made and
+// what they returned.
+func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
+	comp, err := a.complete(ctx, turn, on, CompletionRequest{
+		Messages: answerMessages(a.history[:start], a.history[start].Content, turn.Calls, a.modelResult),
+		Format:   a.opts.Format, ToolChoice: grammar.None, TextOnly: !a.opts.NoGrammar,
+	})
+	if err != nil {
+		return a.failed(ctx, turn, comp, err, on)
+	}
+	a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content})
+	turn.Content = comp.Content
+	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
+	return *turn, nil
+}
+
+// answerMessages is the conversation for an answer without tools: earlier
+// turns as text (tool calls and results left out, neighbours of one role
+// merged, as some templates require alternating roles), then the request
+// with the turn's calls and their results.
+func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(tools.Result) string) []Message {
+	var msgs []Message
+	add := func(role, content string) {
+		content = strings.TrimSpace(content)
+		if content == "" {
+			return
+		}
+		if n := len(msgs); n > 0 && msgs[n-1].Role == role {
+			msgs[n-1].Content += "\n\n" + content
+			return
+		}
+		msgs = append(msgs, Message{Role: role, Content: content})
+	}
+	for _, m := range earlier {
+		if m.Role != RoleTool {
+			add(m.Role, m.Content)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(request)
+	for _, c := range calls {
+		out := result(c.Result)
+		fence := codeFence(out)
+		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
+	}
+	add(RoleUser, b.String())
+	return msgs
+}
+
+// codeFence returns a Markdown fence longer than any run of backticks in s.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
 // modelResult is a tool result as the model is shown it.
 func (a *Agent) modelResult(r tools.Result) string {
 	if a.opts.Results == ResultsFull {
@@ -361,10 +472,11 @@ func (a *Agent) modelResult(r tools.Result) string {
 	return r.Compact()
 }
 
-// repeatGuard notices a model that repeats a successful call: the same
-// tool with the same arguments. The second time, if the result is the
-// same, the model is told so; a third identical call ends the turn.
-// (Failed calls are bounded by Limits.MaxRetries.)
+// repeatGuard notices a model that repeats a call: the same tool with
+// the same arguments. The second successful one, if the result is the
+// same, is pointed out to the model; a third ends the turn. (Failed calls
+// are bounded by Limits.MaxRetries.) With RepeatAnswer any call made
+// before in the turn, failed or not, has the model answer instead.
 type repeatGuard map[string]*repeat
 
 type repeat struct {
@@ -381,19 +493,32 @@ func repeatKey(c grammar.Call) string {
 	return c.Name + "\x00" + b.String()
 }
 
-// add records a successful call and its result; it reports a repeat with
+// add records a call and its result; it reports a successful repeat with
 // the same result, which the model is told of.
-func (g repeatGuard) add(c grammar.Call, result string) bool {
+func (g repeatGuard) add(c grammar.Call, ok bool, result string) bool {
 	k := repeatKey(c)
 	r := g[k]
 	if r == nil {
-		g[k] = &repeat{result: result, n: 1}
+		r = &repeat{}
+		g[k] = r
+	}
+	if !ok {
 		return false
 	}
 	r.n++
-	same := r.result == result
+	same := r.n > 1 && r.result == result
 	r.result = result
 	return same
+}
+
+// again returns a call made before in the turn.
+func (g repeatGuard) again(calls []grammar.Call) (grammar.Call, bool) {
+	for _, c := range calls {
+		if g[repeatKey(c)] != nil {
+			return c, true
+		}
+	}
+	return grammar.Call{}, false
 }
 
 // third returns a call that would be the third identical one.

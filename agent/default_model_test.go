@@ -5,6 +5,7 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
@@ -106,5 +107,46 @@ func TestDefaultModelNoLoop(t *testing.T) {
 			t.Fatalf("%s: no final message", prompt)
 		}
 		t.Logf("%s → %d calls, %q", prompt, len(turn.Calls), turn.Content)
+	}
+}
+
+// TestDefaultModelAnswersFromResults: with the catalog's loop policy for
+// the default model (a repeated call is not run; the answer is written
+// without the tools in the prompt), the model's answers hold what the
+// tools returned.
+func TestDefaultModelAnswersFromResults(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, _ := builtinDir(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	for _, tc := range []struct {
+		prompt string
+		want   []string
+	}{
+		{"List the files in this directory.", []string{"notes.txt", "main.go"}},
+		{"What is the launch code in notes.txt?", []string{"7421"}},
+	} {
+		a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil,
+			Options{Sampling: s, MaxTokens: 256, OnRepeat: RepeatAnswer, Answer: AnswerSeparate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := a.Send(t.Context(), tc.prompt, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.prompt, err)
+		}
+		if turn.Stop != nil || len(turn.Calls) == 0 {
+			t.Fatalf("%s: turn %+v", tc.prompt, turn)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(turn.Content, w) {
+				t.Errorf("%s: the answer lacks %q: %q", tc.prompt, w, turn.Content)
+			}
+		}
+		t.Logf("%s → %d calls, %q", tc.prompt, len(turn.Calls), turn.Content)
 	}
 }

@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // TestAgentLenientOpening: a reply that opens a call with a ```json fence
@@ -120,25 +124,82 @@ func TestAgentResultStyles(t *testing.T) {
 	}
 }
 
-// TestAgentRepeatAnswer: with OnRepeat answer, a third identical call is
-// not run; the reply is generated again under a text-only grammar.
+// TestAgentRepeatAnswer: with OnRepeat answer, a call identical to one
+// that succeeded is not run; the reply is generated again under a
+// text-only grammar.
 func TestAgentRepeatAnswer(t *testing.T) {
 	c := hermes(call("echo", `{"text":"hi"}`))
-	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer}, permission.Config{}, nil, c, c, c, "It says hi.")
+	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer}, permission.Config{}, nil, c, c, "It says hi.")
 	turn := h.send("Echo hi.")
-	if turn.Stop != nil || turn.Content != "It says hi." || len(turn.Calls) != 2 || turn.Replies != 4 {
+	if turn.Stop != nil || turn.Content != "It says hi." || len(turn.Calls) != 1 || turn.Replies != 3 {
 		t.Fatalf("turn %+v", turn)
 	}
-	last := h.eng.reqs[3]
+	last := h.eng.reqs[2]
 	if last.Grammar == nil || last.Grammar.Lazy() || checkAccepts(last.Grammar, c) == nil || checkAccepts(last.Grammar, "It says hi.") != nil {
 		t.Fatalf("the answer was not constrained to text: %+v", last.Grammar)
 	}
 	// The prompt of the answer is the prompt of the repeated call: the
 	// call that was not run is not in the history.
-	if h.eng.prompts[3] != h.eng.prompts[2] {
+	if h.eng.prompts[2] != h.eng.prompts[1] {
 		t.Fatal("the answer's prompt differs from the repeated call's")
+	}
+	// A denied call made again is not run again either.
+	w := hermes(call("write_note", `{"text":"x"}`))
+	h = newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer}, permission.Config{}, nil, w, w, "I may not write it.")
+	turn = h.send("Write x.")
+	if turn.Content != "I may not write it." || len(turn.Calls) != 1 || !turn.Calls[0].Denied {
+		t.Fatalf("turn %+v", turn)
 	}
 	if _, err := ParseRepeatPolicy("loop"); err == nil {
 		t.Fatal("ParseRepeatPolicy accepts anything")
+	}
+}
+
+// TestAgentAnswerSeparate: with Answer separate, the answer after a
+// repeat is written in a prompt without the tools, where the request is
+// followed by the calls and results; the history stays canonical.
+func TestAgentAnswerSeparate(t *testing.T) {
+	c1, c2 := hermes(call("echo", `{"text":"hi"}`)), hermes(call("add", `{"a":2,"b":3}`))
+	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer, Answer: AnswerSeparate}, permission.Config{}, nil,
+		"Hello there.", c1, c2, c1, "It says hi; 2+3 is 5.")
+	h.send("Greet me.")
+	turn := h.send("Echo hi and add 2 and 3.")
+	if turn.Stop != nil || turn.Content != "It says hi; 2+3 is 5." || len(turn.Calls) != 2 || turn.Replies != 4 {
+		t.Fatalf("turn %+v", turn)
+	}
+	p := h.eng.prompts[4]
+	want := "Hello there.<|im_end|>\n<|im_start|>user\nEcho hi and add 2 and 3.\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n```\nhi\n```" +
+		"\n\nI ran the tool add {\"a\":2,\"b\":3} and it returned:\n```\n5\n```<|im_end|>\n<|im_start|>assistant\n"
+	if !strings.HasSuffix(p, want) || strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
+		t.Fatalf("answer prompt:\n%s", p)
+	}
+	if g := h.eng.reqs[4].Grammar; g == nil || checkAccepts(g, c1) == nil {
+		t.Fatalf("the answer was not constrained to text: %+v", g)
+	}
+	hist := h.agent.History()
+	if n := len(hist); hist[n-1].Role != RoleAssistant || hist[n-1].Content != turn.Content || hist[n-2].Role != RoleTool {
+		t.Fatalf("history ends %+v", hist[n-2:])
+	}
+}
+
+func TestAnswerMessages(t *testing.T) {
+	res := func(r tools.Result) string { return r.Compact() }
+	earlier := []Message{
+		{Role: RoleUser, Content: "a"},
+		{Role: RoleAssistant, ToolCalls: []grammar.Call{{Name: "echo"}}},
+		{Role: RoleTool, Content: "x"},
+		{Role: RoleUser, Content: "b"},
+		{Role: RoleAssistant, Content: "c"},
+	}
+	data := "a ``` fence"
+	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}}}
+	got := answerMessages(earlier, "q", calls, res)
+	want := []Message{
+		{Role: RoleUser, Content: "a\n\nb"},
+		{Role: RoleAssistant, Content: "c"},
+		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -27,8 +27,11 @@ type AgentDefaults struct {
 	// Results is how tool results are shown to the model: "compact" or
 	// "full" (the whole ToolResult JSON).
 	Results string
-	// OnRepeat is what a third identical call does: "stop" or "answer".
+	// OnRepeat is what a repeated identical call does: "stop" or "answer".
 	OnRepeat string
+	// Answer is where the model answers after a repeat: "inline" or
+	// "separate" (a prompt without tools).
+	Answer string
 	// Remind repeats the user's request after each round of results.
 	Remind bool
 	// Temperature, when set, is the sampling temperature (the benchmark's

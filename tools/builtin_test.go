@@ -122,7 +122,7 @@ func TestLs(t *testing.T) {
 		{"parent", "ls", `{"path":"../"}`, ErrPermissionDenied, []string{"outside the working directory"}, nil},
 		{"absolute", "ls", `{"path":"/etc"}`, ErrPermissionDenied, []string{"absolute"}, nil},
 		{"missing", "ls", `{"path":"nope"}`, ErrNotFound, nil, nil},
-		{"file", "ls", `{"path":"main.go"}`, ErrValidationFailed, []string{"not a directory"}, nil},
+		{"file", "ls", `{"path":"main.go"}`, ErrNone, []string{"File: main.go", "FILE", "main.go", "not a directory"}, []string{"lib.go"}},
 		{"bad sort", "ls", `{"sort_by":"date"}`, ErrValidationFailed, []string{"sort_by"}, nil},
 		{"too many", "ls", `{"max_entries":1001}`, ErrValidationFailed, []string{"at most 1000"}, nil},
 		{"bad json", "ls", `{"path":`, ErrParse, nil, nil},

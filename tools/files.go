@@ -41,7 +41,7 @@ func checkRegular(name string, fi fs.FileInfo, isDir string) error {
 
 // ---- ls
 
-const lsDescription = "List one directory (not recursive): type (FILE, DIR or LINK), size, modification time and name of each entry, then a summary."
+const lsDescription = "List one directory (not recursive): type (FILE, DIR or LINK), size, modification time and name of each entry, then a summary. Given a file, it shows that file's entry."
 
 type lsArgs struct {
 	Path       string `json:"path,omitempty" jsonschema:"directory to list, relative to the working directory" default:"."`
@@ -66,7 +66,16 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 	defer d.Close()
 	switch {
 	case fi.Mode().IsRegular():
-		return "", Errorf(ErrValidationFailed, "%s is a file, not a directory; use read_file to read it", a.Path)
+		// Like ls(1): a file lists itself, which answers "does it
+		// exist?" and "how big is it?".
+		var b strings.Builder
+		fmt.Fprintf(&b, "File: %s\n", display(dir))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TYPE\tSIZE\tMODIFIED\tNAME")
+		fmt.Fprintf(tw, "FILE\t%s\t%s\t%s\n", humanSize(fi.Size()), fi.ModTime().Format("2006-01-02 15:04"), filepath.Base(dir))
+		tw.Flush()
+		b.WriteString("(a file, not a directory: read_file reads it)\n")
+		return b.String(), nil
 	case !fi.IsDir():
 		return "", Errorf(ErrValidationFailed, "%s is %s, not a directory", a.Path, fileKind(fi.Mode()))
 	}

@@ -32,7 +32,7 @@ type agentBenchFlags struct {
 	modes, results, roles []string
 	toolPrompts           []string
 	remind                bool
-	onRepeat              []string
+	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
 }
@@ -64,6 +64,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	for _, r := range f.onRepeat {
 		if _, err := agent.ParseRepeatPolicy(r); err != nil {
 			return fmt.Errorf("%w: --on-repeat: %v", errUsage, err)
+		}
+	}
+	for _, a := range f.answers {
+		if _, err := agent.ParseAnswerStyle(a); err != nil {
+			return fmt.Errorf("%w: --answer: %v", errUsage, err)
 		}
 	}
 	for _, tp := range f.toolPrompts {
@@ -117,26 +122,30 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 
 // agentConfig is one way of driving the agent that bench --agent measures.
 type agentConfig struct {
-	mode, grammar, results, role, toolPrompt, onRepeat string
-	remind                                             bool
+	mode, grammar, results, role, toolPrompt, onRepeat, answer string
+	remind                                                     bool
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	var out []agentConfig
-	for _, mode := range f.modes {
-		for _, g := range grammars {
-			for _, r := range f.results {
-				for _, role := range f.roles {
-					for _, tp := range f.toolPrompts {
-						for _, rep := range f.onRepeat {
-							out = append(out, agentConfig{mode, g, r, role, tp, rep, f.remind})
-						}
-					}
-				}
+	out := []agentConfig{{remind: f.remind}}
+	each := func(vals []string, set func(*agentConfig, string)) {
+		var next []agentConfig
+		for _, c := range out {
+			for _, v := range vals {
+				set(&c, v)
+				next = append(next, c)
 			}
 		}
+		out = next
 	}
+	each(f.modes, func(c *agentConfig, v string) { c.mode = v })
+	each(grammars, func(c *agentConfig, v string) { c.grammar = v })
+	each(f.results, func(c *agentConfig, v string) { c.results = v })
+	each(f.roles, func(c *agentConfig, v string) { c.role = v })
+	each(f.toolPrompts, func(c *agentConfig, v string) { c.toolPrompt = v })
+	each(f.onRepeat, func(c *agentConfig, v string) { c.onRepeat = v })
+	each(f.answers, func(c *agentConfig, v string) { c.answer = v })
 	return out
 }
 
@@ -148,6 +157,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.CompactTools = c.toolPrompt == "compact"
 	o.OnRepeat = agent.RepeatPolicy(c.onRepeat)
 	o.Remind = c.remind
+	o.Answer = agent.AnswerStyle(c.answer)
 }
 
 // label names the loop policy: the mode and what was added to it.
@@ -161,6 +171,9 @@ func (c agentConfig) label() string {
 	}
 	if c.onRepeat == string(agent.RepeatAnswer) {
 		l += "+answer on repeat"
+		if c.answer == string(agent.AnswerSeparate) {
+			l += " (separate)"
+		}
 	}
 	return l
 }

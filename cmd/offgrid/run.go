@@ -38,7 +38,7 @@ type runFlags struct {
 	parallel, noGrammar, asJSON bool
 	verbosePrompt, remind       bool
 	compactTools                bool
-	onRepeat                    string
+	onRepeat, answer            string
 	results                     string
 	resultRole                  string
 	maxIterations, maxToolCalls int
@@ -92,7 +92,8 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
-	fs.StringVar(&f.onRepeat, "on-repeat", "", "a third identical call in a turn: stop (end the turn) or answer (the model answers in text instead; default: the model's catalog setting, else stop)")
+	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn) or answer (not run; the model answers in text instead); default: the model's catalog setting, else stop")
+	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results folded into the request); default: the model's catalog setting, else inline")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
@@ -135,6 +136,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		}
 		if !fs.Changed("remind") {
 			opts.Remind = d.Remind
+		}
+		if f.answer == "" && d.Answer != "" {
+			opts.Answer = agent.AnswerStyle(d.Answer)
 		}
 		if !fs.Changed("temp") && d.Temperature != nil {
 			opts.Sampling.Temperature = *d.Temperature
@@ -207,6 +211,10 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("%w: --on-repeat: %v", errUsage, err)
 	}
+	answer, err := agent.ParseAnswerStyle(f.answer)
+	if err != nil {
+		return o, fmt.Errorf("%w: --answer: %v", errUsage, err)
+	}
 	if f.resultRole != "tool" && f.resultRole != "user" {
 		return o, fmt.Errorf("%w: --result-role: want tool or user", errUsage)
 	}
@@ -225,6 +233,7 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 		Remind:        f.remind,
 		CompactTools:  f.compactTools,
 		OnRepeat:      onRepeat,
+		Answer:        answer,
 	}, nil
 }
 

@@ -49,6 +49,7 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"--tool-format", "xml"}, 2, "--tool-format"},
 		{[]string{"hello"}, 2, "unexpected argument"},
 		{[]string{"--max-iterations", "0"}, 2, "--max-iterations"},
+		{[]string{"--answer", "later"}, 2, "--answer"},
 		{[]string{"--allow", "no_such_tool"}, 2, "no such tool"},
 		{[]string{"--root", "/no/such/dir", "-p", "x"}, 1, "sandbox root"},
 		{[]string{"-m", "/no/such/model.gguf", "-p", "x"}, 1, "model.gguf"},
