@@ -185,7 +185,7 @@ func humanSize(n int64) string {
 
 // ---- read_file
 
-const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Use offset and limit to read part of a long file."
+const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Without offset and limit it returns the whole file; give them only to read part of a long file."
 
 // maxWholeFile is the largest file read_file returns without a window,
 // the largest file the line tools edit and the most text one read_file
@@ -199,8 +199,8 @@ const maxLine = 1 << 20
 
 type readArgs struct {
 	Path   string `json:"path" jsonschema:"file to read, relative to the working directory"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based" minimum:"1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most lines to return" minimum:"1"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based (default: the first)" minimum:"1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most lines to return (default: all)" minimum:"1"`
 }
 
 // sniffLen is how much of a file is checked for NUL bytes, as git does.

@@ -21,7 +21,7 @@ const grepDescription = "Search file contents for lines containing pattern (case
 
 type grepArgs struct {
 	Pattern         string `json:"pattern" jsonschema:"text to find, case-insensitive; * matches any characters within a line"`
-	FileFilter      string `json:"file_filter,omitempty" jsonschema:"glob of files to search, e.g. **/*.go; a glob without / matches file names in any directory" default:"**"`
+	FileFilter      string `json:"file_filter,omitempty" jsonschema:"glob of files to search (default: every file); a glob without / matches file names in any directory" default:"**"`
 	MaxResults      int    `json:"max_results,omitempty" jsonschema:"most matching lines to return" minimum:"1" maximum:"1000" default:"200"`
 	IncludeHidden   bool   `json:"include_hidden,omitempty" jsonschema:"also search files and directories whose names start with a dot" default:"false"`
 	IgnoreGitignore bool   `json:"ignore_gitignore,omitempty" jsonschema:"also search files that .gitignore excludes" default:"false"`
