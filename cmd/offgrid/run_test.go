@@ -74,7 +74,7 @@ func TestRunJSON(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
 	code := runMain(t.Context(), env, []string{"run", "-m", tinyModel(t), "--root", root, "-p", "Use a tool.", "--json",
-		"--tool-choice", "required", "--seed", "3", "-n", "128", "-t", "1", "-c", "8192", "--max-iterations", "1"})
+		"--tool-choice", "required", "--seed", "3", "-n", "512", "-t", "1", "-c", "8192", "--max-iterations", "1"})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
@@ -101,7 +101,7 @@ func TestRunJSON(t *testing.T) {
 		}
 	}
 	if calls == 0 || calls != results || types[len(types)-1] != agent.EventFinal || !slices.Contains(types, agent.EventStats) {
-		t.Fatalf("events %v", types)
+		t.Fatalf("events %v\n%s", types, out.String())
 	}
 }
 
