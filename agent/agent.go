@@ -402,11 +402,12 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // answerSeparately ends the turn that began at history[start] with an
 // answer written in a prompt without tools: the earlier conversation in
 // text, and the user's request followed by the calls the turn made and
-// what they returned.
+// what they returned. No tools are offered, so the reply is all text (it
+// may hold code and JSON) and needs no grammar.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
 		Messages: answerMessages(a.history[:start], a.history[start].Content, turn.Calls, a.modelResult),
-		Format:   a.opts.Format, ToolChoice: grammar.None, TextOnly: !a.opts.NoGrammar,
+		Format:   a.opts.Format, ToolChoice: grammar.None,
 	})
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)

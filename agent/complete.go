@@ -197,6 +197,8 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		ir.Grammar = c.engineGrammar(p.grammar)
 	}
 	vis := newVisibleStream(p.format, req.Stream)
+	// With no tools offered the reply is all text, whatever it looks like.
+	vis.plain = len(p.tools) == 0
 	// In auto mode the lazy grammar starts at the template's marker. A
 	// model that opens its call another way (a fence, a bare object) is
 	// stopped there; the reply is cut back to the opening and continued
@@ -217,10 +219,14 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		res, genErr = c.continueCall(ctx, req, p, ir, vis, *opened, res)
 	}
 	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
-	content, calls, perr := grammar.Parse(p.format, res.Text)
-	out.Content, out.Calls, out.ParseErr = content, calls, perr
-	if perr != nil {
-		out.Content = strings.TrimSpace(vis.emitted)
+	if vis.plain {
+		out.Content = strings.TrimSpace(res.Text)
+	} else {
+		content, calls, perr := grammar.Parse(p.format, res.Text)
+		out.Content, out.Calls, out.ParseErr = content, calls, perr
+		if perr != nil {
+			out.Content = strings.TrimSpace(vis.emitted)
+		}
 	}
 	if genErr != nil {
 		return out, genErr

@@ -160,11 +160,13 @@ func TestAgentRepeatAnswer(t *testing.T) {
 // followed by the calls and results; the history stays canonical.
 func TestAgentAnswerSeparate(t *testing.T) {
 	c1, c2 := hermes(call("echo", `{"text":"hi"}`)), hermes(call("add", `{"a":2,"b":3}`))
+	// With no tools offered, text that looks like a call is text.
+	answer := "It says hi; 2+3 is 5:\n```json\n{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}\n```"
 	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer, Answer: AnswerSeparate}, permission.Config{}, nil,
-		"Hello there.", c1, c2, c1, "It says hi; 2+3 is 5.")
+		"Hello there.", c1, c2, c1, answer)
 	h.send("Greet me.")
 	turn := h.send("Echo hi and add 2 and 3.")
-	if turn.Stop != nil || turn.Content != "It says hi; 2+3 is 5." || len(turn.Calls) != 2 || turn.Replies != 4 {
+	if turn.Stop != nil || turn.Content != answer || len(turn.Calls) != 2 || turn.Replies != 4 {
 		t.Fatalf("turn %+v", turn)
 	}
 	p := h.eng.prompts[4]
@@ -173,8 +175,8 @@ func TestAgentAnswerSeparate(t *testing.T) {
 	if !strings.HasSuffix(p, want) || strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
-	if g := h.eng.reqs[4].Grammar; g == nil || checkAccepts(g, c1) == nil {
-		t.Fatalf("the answer was not constrained to text: %+v", g)
+	if g := h.eng.reqs[4].Grammar; g != nil {
+		t.Fatalf("the answer, offered no tools, has a grammar: %+v", g)
 	}
 	hist := h.agent.History()
 	if n := len(hist); hist[n-1].Role != RoleAssistant || hist[n-1].Content != turn.Content || hist[n-2].Role != RoleTool {

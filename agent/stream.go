@@ -11,6 +11,7 @@ import (
 // generic {"response": ...} object. Markup never reaches the user.
 type visibleStream struct {
 	format  grammar.Format
+	plain   bool // no tools offered: all of the reply is text
 	out     func(string)
 	raw     strings.Builder
 	emitted string
@@ -29,7 +30,11 @@ func (v *visibleStream) write(s string) {
 	}
 	// Trailing space waits for what follows: it is dropped before markup
 	// and at the end.
-	vis := strings.TrimRight(visibleText(v.format, v.raw.String()), " \t\r\n")
+	vis := v.raw.String()
+	if !v.plain {
+		vis = visibleText(v.format, vis)
+	}
+	vis = strings.TrimRight(vis, " \t\r\n")
 	if !strings.HasPrefix(vis, v.emitted) {
 		v.broken = true // cannot take back what was shown
 		return
