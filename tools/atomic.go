@@ -30,6 +30,8 @@ func isStaleTemp(fi fs.FileInfo, now time.Time) bool {
 // midway can neither redirect the write nor strand the temporary file. An
 // existing file keeps its permission bits; a new one gets perm. Stale
 // temporary files in the directory are cleared first, once per sandbox.
+// With a journal, the previous state of the file is recorded once the
+// write succeeds.
 func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err error) {
 	dirRel, base := filepath.Dir(rel), filepath.Base(rel)
 	dir, err := s.dir.OpenRoot(dirRel)
@@ -38,7 +40,9 @@ func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err erro
 	}
 	defer dir.Close()
 	s.sweep(dir, dirRel)
+	var prev fs.FileInfo // for the journal
 	if fi, err := dir.Lstat(base); err == nil {
+		prev = fi
 		switch {
 		case fi.IsDir():
 			return Errorf(ErrValidationFailed, "%s is a directory", filepath.ToSlash(rel))
@@ -50,7 +54,18 @@ func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err erro
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return atomicfile.WriteFileIn(dir, base, data, perm)
+	if s.journal == nil {
+		return atomicfile.WriteFileIn(dir, base, data, perm)
+	}
+	c, err := before(dir, rel, base, prev)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFileIn(dir, base, data, perm); err != nil {
+		return err
+	}
+	s.journal.record(c, data)
+	return nil
 }
 
 // sweep removes stale temporary files (see [isStaleTemp]) from dir, the

@@ -13,6 +13,7 @@ type builtinConfig struct {
 	registry []Option
 	now      func() time.Time
 	shell    string
+	journal  *Journal
 }
 
 // WithRegistryOptions passes options to the registry Builtin creates.
@@ -31,6 +32,12 @@ func WithShell(path string) BuiltinOption {
 	return func(c *builtinConfig) { c.shell = path }
 }
 
+// WithJournal records the previous state of every file the file tools
+// write in j, so that the changes can be undone (see [Journal.Undo]).
+func WithJournal(j *Journal) BuiltinOption {
+	return func(c *builtinConfig) { c.journal = j }
+}
+
 // Builtin returns a registry holding the built-in tools, with every path
 // confined to root: ls, read_file, write_file, replace_lines, insert_lines,
 // grep_search, get_current_time, get_working_directory, add_task,
@@ -43,6 +50,12 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	sb, err := NewSandbox(root)
 	if err != nil {
 		return nil, err
+	}
+	if c.journal != nil {
+		if err := c.journal.bind(sb); err != nil {
+			return nil, fmt.Errorf("builtin tools: %w", err)
+		}
+		sb.journal = c.journal
 	}
 	r := NewRegistry(c.registry...)
 	fs := &fileTools{sb: sb}

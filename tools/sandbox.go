@@ -27,6 +27,8 @@ type Sandbox struct {
 
 	mu    sync.Mutex
 	swept map[string]bool // directories already cleared of stale temporary files
+
+	journal *Journal // records writes for undo; nil: none
 }
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
