@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Reset starts a new conversation: the history goes back to the system
+// prompt and the session's tool records are dropped. The engine's KV
+// cache is the caller's (see inference.Context.Reset).
+func (a *Agent) Reset() {
+	a.history = nil
+	if a.opts.System != "" {
+		a.history = []Message{{Role: RoleSystem, Content: a.opts.System}}
+	}
+	a.records = nil
+}
+
+// SetHistory replaces the conversation, e.g. with one saved earlier or
+// held by another model's agent. Every message must have a known role,
+// and a tool message the id of a call made before it.
+func (a *Agent) SetHistory(msgs []Message) error {
+	calls := map[string]bool{}
+	for i, m := range msgs {
+		switch m.Role {
+		case RoleSystem, RoleUser:
+		case RoleAssistant:
+			for _, c := range m.ToolCalls {
+				if c.Name == "" {
+					return fmt.Errorf("agent: message %d: a tool call without a name", i+1)
+				}
+				calls[c.ID] = true
+			}
+		case RoleTool:
+			if !calls[m.ToolCallID] {
+				return fmt.Errorf("agent: message %d: a tool result for call %q, which no earlier message made", i+1, m.ToolCallID)
+			}
+		default:
+			return fmt.Errorf("agent: message %d: unknown role %q (want system, user, assistant or tool)", i+1, m.Role)
+		}
+	}
+	a.history = append([]Message(nil), msgs...)
+	a.records = nil
+	return nil
+}
+
+// Usage is how the context window is taken, in tokens.
+type Usage struct {
+	// Fixed is the system prompt with the tool definitions: what every
+	// prompt starts with.
+	Fixed int
+	// History is the rest of the conversation.
+	History int
+}
+
+// Usage renders the next prompt as Send would and counts its tokens:
+// the part every prompt carries (system prompt and tools) and the
+// conversation after it.
+func (a *Agent) Usage() (Usage, error) {
+	var sys []Message
+	if len(a.history) > 0 && a.history[0].Role == RoleSystem {
+		sys = a.history[:1]
+	}
+	fixed, err := a.countTokens(sys)
+	if err != nil {
+		return Usage{}, err
+	}
+	all, err := a.countTokens(a.history)
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{Fixed: fixed, History: max(0, all-fixed)}, nil
+}
+
+func (a *Agent) countTokens(msgs []Message) (int, error) {
+	text, err := a.c.Prompt(CompletionRequest{
+		Messages: msgs, Tools: a.defs, Format: a.opts.Format, ToolChoice: a.opts.ToolChoice,
+		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, ResultsAsUser: a.opts.ResultsAsUser,
+		CompactTools: a.opts.CompactTools,
+	})
+	if err != nil {
+		return 0, err
+	}
+	toks, err := a.c.eng.Tokenize(text, a.c.info.BOS == "" || !strings.HasPrefix(text, a.c.info.BOS), true)
+	if err != nil {
+		return 0, fmt.Errorf("agent: tokenize prompt: %w", err)
+	}
+	return len(toks), nil
+}

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
+)
+
+// TestAgentSession: Usage counts the system prompt with the tools apart
+// from the conversation; SetHistory carries a conversation over to
+// another agent, whose next prompt shows it; Reset starts afresh.
+func TestAgentSession(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{System: "Be brief."}, permission.Config{}, nil,
+		"Let me check.\n"+hermes(call("echo", `{"text":"hi"}`)),
+		"The echo says hi.")
+	before, err := h.agent.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Fixed == 0 || before.History != 0 {
+		t.Fatalf("usage of an empty conversation %+v", before)
+	}
+	h.send("Echo hi.")
+	after, err := h.agent.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake engine's tokens are bytes: the whole is the next prompt.
+	next, _ := h.agent.c.Prompt(CompletionRequest{Messages: h.agent.History(), Tools: h.agent.defs})
+	if after.Fixed != before.Fixed || after.Fixed+after.History != len(next) || after.History <= before.History {
+		t.Fatalf("usage %+v after a turn (before %+v, next prompt %d bytes)", after, before, len(next))
+	}
+
+	other := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil, "Yes.")
+	if err := other.agent.SetHistory(h.agent.History()); err != nil {
+		t.Fatal(err)
+	}
+	other.send("Again?")
+	if p := other.eng.prompts[0]; !strings.Contains(p, "Be brief.") || !strings.Contains(p, "The echo says hi.") || !strings.Contains(p, "<tool_response>") {
+		t.Fatalf("the carried-over conversation is not in the prompt:\n%s", p)
+	}
+
+	h.agent.Reset()
+	if got := roles(h.agent.History()); got != "system" || len(h.agent.Records()) != 0 {
+		t.Fatalf("after Reset: roles %q, %d records", got, len(h.agent.Records()))
+	}
+}
+
+func TestAgentSetHistoryInvalid(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil)
+	for _, msgs := range [][]Message{
+		{{Role: "narrator", Content: "x"}},
+		{{Role: RoleUser, Content: "x"}, {Role: RoleTool, ToolCallID: "call1", Content: "y"}},
+		{{Role: RoleAssistant, ToolCalls: []grammar.Call{{ID: "a"}}}},
+	} {
+		if err := h.agent.SetHistory(msgs); err == nil {
+			t.Errorf("SetHistory(%+v) accepted", msgs)
+		}
+	}
+	if len(h.agent.History()) != 0 {
+		t.Fatalf("a refused history was kept: %+v", h.agent.History())
+	}
+}
