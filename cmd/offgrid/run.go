@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,14 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 const runSynopsis = `run [-m MODEL] [-p PROMPT] [--root DIR] [flags]
@@ -110,7 +107,8 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		return err
 	}
 
-	reg, err := builtinTools(f.root)
+	journal := &tools.Journal{} // for /undo
+	reg, err := builtinTools(f.root, tools.WithJournal(journal))
 	if err != nil {
 		return err
 	}
@@ -118,14 +116,69 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if err != nil {
 		return err
 	}
-	path, err := resolveModel(ctx, env, f.model)
+	if f.verbosePrompt {
+		opts.Trace = func(c agent.Completion) {
+			fmt.Fprintf(env.stderr, "\n──── prompt (%s, %d tokens, %d reused) ────\n%s\n──── reply (%s) ────\n%s\n────\n",
+				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
+		}
+	}
+	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, policy: pol, prompter: prompter}
+	lm, err := ld.load(ctx, f.model)
 	if err != nil {
 		return err
 	}
+	if f.prompt != "" {
+		defer lm.Close()
+		out := newEventPrinter(env, f.asJSON)
+		_, err := lm.ag.Send(ctx, f.prompt, out.event)
+		out.endLine()
+		if errors.Is(err, agent.ErrInterrupted) {
+			return ctx.Err()
+		}
+		return err
+	}
+	return runREPL(ctx, env, ld, lm, journal, interrupts)
+}
+
+// loader opens models for offgrid run: the model's catalog settings where
+// the flags do not say otherwise, a context, and an agent over the
+// session's tools. The REPL's /model opens another one with it.
+type loader struct {
+	env      *cliEnv
+	flags    *runFlags
+	changed  func(flag string) bool // whether a flag was given
+	opts     agent.Options          // from the flags
+	reg      *tools.Registry
+	policy   agent.Policy
+	prompter permission.Prompter
+}
+
+// loaded is a model ready to chat.
+type loaded struct {
+	m    *inference.Model
+	mc   *inference.Context
+	ag   *agent.Agent
+	path string
+	name string
+}
+
+// Close frees the context and the model.
+func (l *loaded) Close() {
+	l.mc.Close()
+	l.m.Close()
+}
+
+// load opens the model ref names ("" is the default).
+func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
+	path, err := resolveModel(ctx, ld.env, ref)
+	if err != nil {
+		return nil, err
+	}
+	opts, f := ld.opts, ld.flags
 	// The catalog's measured settings for this model, where flags do not
 	// say otherwise.
-	if d, ok := catalogDefaults(env, path); ok {
-		if !fs.Changed("tool-choice") && d.ToolChoice != "" {
+	if d, ok := catalogDefaults(ld.env, path); ok {
+		if !ld.changed("tool-choice") && d.ToolChoice != "" {
 			opts.ToolChoice = grammar.ToolChoice(d.ToolChoice)
 		}
 		if f.results == "" {
@@ -134,52 +187,32 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		if f.onRepeat == "" && d.OnRepeat != "" {
 			opts.OnRepeat = agent.RepeatPolicy(d.OnRepeat)
 		}
-		if !fs.Changed("remind") {
+		if !ld.changed("remind") {
 			opts.Remind = d.Remind
 		}
 		if f.answer == "" && d.Answer != "" {
 			opts.Answer = agent.AnswerStyle(d.Answer)
 		}
-		if !fs.Changed("temp") && d.Temperature != nil {
+		if !ld.changed("temp") && d.Temperature != nil {
 			opts.Sampling.Temperature = *d.Temperature
-		}
-	}
-	if f.verbosePrompt {
-		opts.Trace = func(c agent.Completion) {
-			fmt.Fprintf(env.stderr, "\n──── prompt (%s, %d tokens, %d reused) ────\n%s\n──── reply (%s) ────\n%s\n────\n",
-				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
 		}
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer m.Close()
 	mc, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, Threads: f.threads})
 	if err != nil {
-		return err
+		m.Close()
+		return nil, err
 	}
-	defer mc.Close()
-	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), reg, pol, prompter, opts)
+	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), ld.reg, ld.policy, ld.prompter, opts)
 	if err != nil {
-		return err
+		mc.Close()
+		m.Close()
+		return nil, err
 	}
-
-	out := &eventPrinter{out: env.stdout, errw: env.stderr, json: f.asJSON}
-	if f.prompt != "" {
-		_, err := ag.Send(ctx, f.prompt, out.event)
-		out.endLine()
-		if errors.Is(err, agent.ErrInterrupted) {
-			return ctx.Err()
-		}
-		return err
-	}
-	if !f.asJSON {
-		root, _ := filepath.Abs(cmp.Or(f.root, "."))
-		fmt.Fprintf(env.stderr, "offgrid: %s; tools work in %s; %s tool calls. Ctrl-C stops a reply, Ctrl-D exits.\n",
-			modelName(m, path), root, ag.Format())
-	}
-	return repl(ctx, env, ag, out, interrupts)
+	return &loaded{m: m, mc: mc, ag: ag, path: path, name: modelName(m, path)}, nil
 }
 
 func modelName(m *inference.Model, path string) string {
@@ -237,77 +270,6 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	}, nil
 }
 
-// repl reads messages line by line until end of input. An interrupt
-// cancels the reply in progress (the history stays); at the prompt it
-// only reminds how to exit.
-func repl(ctx context.Context, env *cliEnv, ag *agent.Agent, out *eventPrinter, interrupts <-chan os.Signal) error {
-	if interrupts == nil {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, os.Interrupt)
-		defer signal.Stop(ch)
-		interrupts = ch
-	}
-	// The process-wide context ends at the first Ctrl-C; here Ctrl-C only
-	// ends a reply.
-	base := context.WithoutCancel(ctx)
-	var mu sync.Mutex
-	var cancel context.CancelFunc
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-interrupts:
-				mu.Lock()
-				if cancel != nil {
-					cancel()
-				} else if !out.json {
-					fmt.Fprint(env.stderr, "\n(Ctrl-D exits)\n> ")
-				}
-				mu.Unlock()
-			}
-		}
-	}()
-	in := bufio.NewReader(env.stdin)
-	for {
-		if !out.json {
-			fmt.Fprint(env.stdout, "> ")
-		}
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			if !out.json {
-				fmt.Fprintln(env.stdout)
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		line = strings.TrimSpace(line)
-		switch line {
-		case "":
-			continue
-		case "/exit", "/quit":
-			return nil
-		}
-		tctx, c := context.WithCancel(base)
-		mu.Lock()
-		cancel = c
-		mu.Unlock()
-		_, err = ag.Send(tctx, line, out.event)
-		mu.Lock()
-		cancel = nil
-		mu.Unlock()
-		c()
-		out.endLine()
-		if err != nil && !errors.Is(err, agent.ErrInterrupted) && !out.json {
-			fmt.Fprintf(env.stderr, "offgrid: %v\n", err)
-		}
-	}
-}
-
 // eventPrinter shows a turn's events: streamed text, each call and its
 // result; or, with json, one JSON object per event.
 type eventPrinter struct {
@@ -315,6 +277,22 @@ type eventPrinter struct {
 	json      bool
 	midLine   bool // the last text written did not end a line
 	streamed  bool // text was streamed since the last tool result
+	// md, if set, renders the final answer in place of the raw text
+	// streamed since the last tool event (shown).
+	md    *markdown
+	shown strings.Builder
+	// last holds the counters of the last reply.
+	last *agent.Stats
+}
+
+// newEventPrinter returns the printer of offgrid run's output: raw text,
+// answers rendered as Markdown at a terminal, or JSON events.
+func newEventPrinter(env *cliEnv, asJSON bool) *eventPrinter {
+	p := &eventPrinter{out: env.stdout, errw: env.stderr, json: asJSON}
+	if !asJSON {
+		p.md = newMarkdown(env.stdout, env.getenv)
+	}
+	return p
 }
 
 func (p *eventPrinter) endLine() {
@@ -344,22 +322,33 @@ func (p *eventPrinter) event(e agent.Event) {
 	switch e.Type {
 	case agent.EventToken:
 		p.write(e.Text)
+		p.shown.WriteString(e.Text)
 		p.streamed = true
 	case agent.EventToolCall:
+		p.shown.Reset()
 		p.endLine()
 		fmt.Fprintf(p.out, "→ %s %s\n", e.Tool, e.Arguments)
 	case agent.EventToolResult:
 		r := e.Record
 		fmt.Fprintf(p.out, "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())
+		p.shown.Reset()
 		p.streamed = false
 	case agent.EventFinal:
+		shown := p.shown.String()
+		p.shown.Reset()
 		if !p.streamed {
 			p.endLine()
+			shown = ""
+		}
+		if p.md != nil && strings.TrimSpace(e.Text) != "" && p.md.replace(p.out, shown, e.Text) {
+			p.midLine = false
+		} else if !p.streamed {
 			p.write(e.Text)
 		}
 		p.endLine()
 		p.streamed = false
 	case agent.EventError:
+		p.shown.Reset() // lines on stderr come between
 		p.endLine()
 		switch {
 		case e.Code == agent.ToolRetriesExhausted || e.Code == agent.ToolLoopLimitReached:
@@ -369,7 +358,10 @@ func (p *eventPrinter) event(e agent.Event) {
 		case e.Text == "interrupted":
 			fmt.Fprintln(p.errw, "(interrupted)")
 		}
+	case agent.EventStats:
+		p.last = e.Stats
 	case agent.EventWarning:
+		p.shown.Reset()
 		p.endLine()
 		fmt.Fprintf(p.errw, "warning: %s\n", e.Text)
 	}

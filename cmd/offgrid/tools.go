@@ -32,11 +32,11 @@ func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 
 // builtinTools opens the built-in tool set over root ("" is the current
 // directory).
-func builtinTools(root string) (*tools.Registry, error) {
+func builtinTools(root string, opts ...tools.BuiltinOption) (*tools.Registry, error) {
 	if root == "" {
 		root = "."
 	}
-	return tools.Builtin(root)
+	return tools.Builtin(root, opts...)
 }
 
 func toolsList(env *cliEnv, args []string) error {
