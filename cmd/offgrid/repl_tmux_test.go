@@ -99,7 +99,9 @@ func atPrompt(want string, n int) func(string) bool {
 
 // TestREPLTerminal runs `offgrid run` in a real terminal (tmux) on
 // qwen2.5-coder-0.5b and uses it as a person would: a prompt that makes
-// the model write a file, /tools, /context, /undo until the file is back
+// the model write a file (one round of calls: --tool-choice required
+// makes the first reply a call, --max-iterations 1 ends the turn after
+// it, so the run does not depend on how the model goes on), /tools, /context, /undo until the file is back
 // byte for byte (mode included), the up arrow to repeat a command, Tab to
 // complete one, and Ctrl-D to leave; the history is kept in the state
 // directory.
@@ -123,7 +125,7 @@ func TestREPLTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := newTerminal(t, fmt.Sprintf(`cd %q
-%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required --yes -t 2 --seed 1 -n 256 --max-iterations 3
+%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required --yes -t 2 --seed 1 -n 256 --max-iterations 1
 echo "offgrid exited: $?"
 sleep 600
 `, root, asCLI, state, t.TempDir(), t.TempDir(), exe, model))
