@@ -218,11 +218,12 @@ func (r ToolRecord) Status() string {
 	return "❌"
 }
 
-// Summary is a short, one-line account of the result.
+// Summary is a short, one-line account of the result: the start of its
+// data, or "error_type: message" for a failure (as the model reads it).
 func (r ToolRecord) Summary() string {
 	s := r.Result.Text()
 	if !r.OK() {
-		s = r.Result.Message()
+		s = r.Result.Compact()
 	}
 	return shorten(s, 100)
 }

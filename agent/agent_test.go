@@ -223,8 +223,9 @@ func TestAgentValidationRetry(t *testing.T) {
 	if turn.Stop != nil || turn.Content != "It is 3." || len(turn.Calls) != 2 {
 		t.Fatalf("turn %+v", turn)
 	}
+	// The registry's own error, not hidden behind the loop's code.
 	if c := turn.Calls[0]; c.Code != InvalidToolSignature || c.Result.ErrorType != tools.ErrValidationFailed ||
-		!strings.HasPrefix(c.Result.Message(), "InvalidToolSignature (502): ") {
+		!strings.HasPrefix(c.Result.Message(), "invalid arguments for add: ") || !strings.HasPrefix(c.Summary(), "validation_failed: invalid arguments for add: ") {
 		t.Fatalf("first call %+v %s", c, c.Result)
 	}
 	if c := turn.Calls[1]; !c.OK() || c.Result.Text() != "3" {
@@ -234,7 +235,7 @@ func TestAgentValidationRetry(t *testing.T) {
 		t.Fatal("NoGrammar sent a grammar")
 	}
 	// The error reached the model.
-	if !strings.Contains(h.eng.prompts[1], "InvalidToolSignature (502)") {
+	if !strings.Contains(h.eng.prompts[1], "validation_failed: invalid arguments for add: ") || strings.Contains(h.eng.prompts[1], "(502)") {
 		t.Fatalf("second prompt lacks the error:\n%s", h.eng.prompts[1])
 	}
 }

@@ -232,7 +232,7 @@ func (x *Executor) Tick() Step {
 		default:
 			p.Denied = true
 			x.fail(p, ToolExecutionFailed, tools.ErrPermissionDenied, fmt.Sprintf(
-				"permission denied: %s (%s risk) may not run; the user can allow it with --yes, --allow %s or --max-risk %s",
+				"%s (%s risk) may not run; the user can allow it with --yes, --allow %s or --max-risk %s",
 				p.Tool.Name, p.Tool.Risk, p.Tool.Name, p.Tool.Risk))
 		}
 	}
@@ -275,7 +275,7 @@ func (x *Executor) Answer(a permission.Answer) error {
 		return warn
 	}
 	p.Denied = true
-	x.fail(p, ToolExecutionFailed, tools.ErrPermissionDenied, fmt.Sprintf("permission denied: the user refused to let %s run with these arguments", p.Tool.Name))
+	x.fail(p, ToolExecutionFailed, tools.ErrPermissionDenied, fmt.Sprintf("the user refused to let %s run with these arguments", p.Tool.Name))
 	x.next++
 	x.state = EvaluatingPolicy
 	return warn
@@ -294,9 +294,9 @@ func (x *Executor) Finish(res tools.Result) error {
 		p.Result, p.done = res, true
 	case res.ErrorType == tools.ErrValidationFailed || res.ErrorType == tools.ErrParse:
 		x.failures[p.Call.Name]++
-		x.setFailure(p, InvalidToolSignature, res)
+		p.Result, p.Code, p.done = res, InvalidToolSignature, true
 	default:
-		x.setFailure(p, ToolExecutionFailed, res)
+		p.Result, p.Code, p.done = res, ToolExecutionFailed, true
 	}
 	x.next++
 	x.state = EvaluatingPolicy
@@ -320,10 +320,15 @@ func (x *Executor) refuse(p *Pending, code Code, format string, args ...any) {
 	x.fail(p, code, tools.ErrInternal, fmt.Sprintf(format, args...))
 }
 
-// setFailure stores a failed result, its message prefixed with the code
-// so the model (and a reader of the history) can tell failures apart.
+// setFailure stores a failed result the loop made itself. A loop failure
+// (an unknown tool, arguments that are no JSON object, a limit) has its
+// message prefixed with the code, so the model (and a reader of the
+// history) can tell it from a tool's own error, which Finish stores as the
+// tool wrote it; a refused permission reads as its error type says.
 func (x *Executor) setFailure(p *Pending, code Code, res tools.Result) {
-	msg := fmt.Sprintf("%s (%d): %s", code, int(code), res.Message())
-	res.ErrorMessage = &msg
+	if res.ErrorType != tools.ErrPermissionDenied {
+		msg := fmt.Sprintf("%s (%d): %s", code, int(code), res.Message())
+		res.ErrorMessage = &msg
+	}
 	p.Result, p.Code, p.done = res, code, true
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -47,6 +49,12 @@ func (s *shell) run(ctx context.Context, a bashArgs) (string, error) {
 	bin, err := s.binary()
 	if err != nil {
 		return "", err
+	}
+	// exec would blame the shell ("fork/exec /bin/bash: no such file").
+	if _, err := os.Stat(s.sb.Root()); errors.Is(err, fs.ErrNotExist) {
+		return "", Errorf(ErrNotFound, "the working directory no longer exists")
+	} else if err != nil {
+		return "", Errorf(TypeOf(err), "cannot enter the working directory: %w", s.sb.pathError(".", err))
 	}
 	timeout := time.Duration(max(a.TimeoutSeconds, 1)) * time.Second
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)

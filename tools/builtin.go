@@ -62,12 +62,16 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	tasks := &taskList{}
 	sh := &shell{sb: sb, path: c.shell}
 	for _, add := range []func() error{
-		func() error { return Register(r, "ls", lsDescription, Safe, fs.ls) },
-		func() error { return Register(r, "read_file", readDescription, Medium, fs.readFile) },
-		func() error { return Register(r, "write_file", writeDescription, High, fs.writeFile) },
-		func() error { return Register(r, "replace_lines", replaceDescription, High, fs.replaceLines) },
-		func() error { return Register(r, "insert_lines", insertDescription, High, fs.insertLines) },
-		func() error { return Register(r, "grep_search", grepDescription, Medium, fs.grep) },
+		func() error { return Register(r, "ls", lsDescription, Safe, confined(sb, fs.ls)) },
+		func() error { return Register(r, "read_file", readDescription, Medium, confined(sb, fs.readFile)) },
+		func() error { return Register(r, "write_file", writeDescription, High, confined(sb, fs.writeFile)) },
+		func() error {
+			return Register(r, "replace_lines", replaceDescription, High, confined(sb, fs.replaceLines))
+		},
+		func() error {
+			return Register(r, "insert_lines", insertDescription, High, confined(sb, fs.insertLines))
+		},
+		func() error { return Register(r, "grep_search", grepDescription, Medium, confined(sb, fs.grep)) },
 		func() error {
 			return Register(r, "get_current_time", "Get the current local date and time in ISO 8601 format with the time zone offset.", Safe,
 				func(ctx context.Context, _ struct{}) (string, error) { return c.now().Format(time.RFC3339), nil })
@@ -79,11 +83,26 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		func() error { return Register(r, "add_task", addTaskDescription, Safe, tasks.add) },
 		func() error { return Register(r, "list_tasks", listTasksDescription, Safe, tasks.list) },
 		func() error { return Register(r, "update_task", updateTaskDescription, Safe, tasks.update) },
-		func() error { return Register(r, "bash", bashDescription, High, sh.run) },
+		func() error { return Register(r, "bash", bashDescription, High, confined(sb, sh.run)) },
 	} {
 		if err := add(); err != nil {
 			return nil, fmt.Errorf("builtin tools: %w", err)
 		}
 	}
 	return r, nil
+}
+
+// confined wraps a tool function so that no error it returns names the
+// root's absolute path (see [Sandbox.relative]): the model sees paths
+// relative to the root only.
+func confined[A any](sb *Sandbox, fn func(context.Context, A) (string, error)) func(context.Context, A) (string, error) {
+	return func(ctx context.Context, a A) (string, error) {
+		out, err := fn(ctx, a)
+		if err != nil {
+			if msg := sb.relative(err.Error()); msg != err.Error() {
+				err = &toolPathError{msg: msg, err: err}
+			}
+		}
+		return out, err
+	}
 }

@@ -205,9 +205,11 @@ func isEscape(err error) bool {
 	return false
 }
 
-// pathError rewrites an error of an operation on the model's path name:
-// an os.Root refusal becomes [ErrOutsideRoot], and a *fs.PathError names
-// name (relative to the root) instead of the resolved or absolute path.
+// pathError rewrites an error of an operation on name, the path the model
+// gave, into the tool's own words with the path relative to the root:
+// "a/b.txt does not exist", never the resolved or absolute path. An os.Root
+// refusal becomes [ErrOutsideRoot]; the result still unwraps to the file
+// system's error (with the relative path), so [TypeOf] classifies it.
 func (s *Sandbox) pathError(name string, err error) error {
 	if err == nil {
 		return nil
@@ -215,15 +217,64 @@ func (s *Sandbox) pathError(name string, err error) error {
 	if isEscape(err) {
 		return fmt.Errorf("%w: %q leads outside the working directory through a symbolic link", ErrOutsideRoot, name)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		op := pe.Op
-		if plain, ok := rootOps[op]; ok {
-			op = plain
-		}
-		return &fs.PathError{Op: op, Path: filepath.ToSlash(name), Err: pe.Err}
+	var te *Error
+	if errors.As(err, &te) {
+		return err // already in the tool's words
 	}
-	return err
+	name = filepath.ToSlash(name)
+	if name == "" {
+		name = "."
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	var op string
+	var cause error
+	switch {
+	case errors.As(err, &pe):
+		op, cause = pe.Op, pe.Err
+	case errors.As(err, &le):
+		op, cause = le.Op, le.Err
+	case errors.As(err, &se):
+		op, cause = se.Syscall, se.Err
+	default:
+		return &toolPathError{msg: s.relative(err.Error()), err: err}
+	}
+	if plain, ok := rootOps[op]; ok {
+		op = plain
+	}
+	wrapped := &fs.PathError{Op: op, Path: name, Err: cause}
+	switch {
+	case errors.Is(cause, fs.ErrNotExist):
+		return &toolPathError{msg: name + " does not exist", err: wrapped}
+	case errors.Is(cause, syscall.ENOTDIR):
+		return &Error{Type: ErrNotFound, Err: &toolPathError{msg: name + " does not exist: a parent on its path is a file, not a directory", err: wrapped}}
+	case errors.Is(cause, fs.ErrPermission):
+		return &toolPathError{msg: fmt.Sprintf("cannot %s %s: permission denied", op, name), err: wrapped}
+	}
+	return &toolPathError{msg: fmt.Sprintf("cannot %s %s: %s", op, name, s.relative(cause.Error())), err: wrapped}
+}
+
+// toolPathError is a file-system error in a tool's words; it unwraps to
+// the underlying error, which names the path relative to the root.
+type toolPathError struct {
+	msg string
+	err error
+}
+
+func (e *toolPathError) Error() string { return e.msg }
+func (e *toolPathError) Unwrap() error { return e.err }
+
+// relative rewrites every mention of the root's absolute path in text as a path
+// relative to the root ("<root>/a/b" as "a/b", the root itself as "."), so
+// that nothing a model reads names the host's directories.
+func (s *Sandbox) relative(text string) string {
+	sep := string(filepath.Separator)
+	if s.root == sep || s.root == filepath.VolumeName(s.root)+sep {
+		return text // a root of "/" leaves nothing to cut
+	}
+	text = strings.ReplaceAll(text, s.root+sep, "")
+	return strings.ReplaceAll(text, s.root, ".")
 }
 
 // rootOps maps the *at system calls os.Root names in its errors to the
