@@ -386,61 +386,88 @@ func (f *fileTools) loadText(name string) (*textFile, error) {
 	if isBinary(data[:min(len(data), sniffLen)]) {
 		return nil, Errorf(ErrValidationFailed, "%s is a binary file; only text files can be edited by lines", name)
 	}
-	t := &textFile{sb: f.sb, name: name, rel: rel, eol: "\n"}
+	lines, eol := splitLines(data)
+	return &textFile{sb: f.sb, name: name, rel: rel, lines: lines, eol: eol}, nil
+}
+
+// splitLines splits data into lines, each keeping its line ending, and
+// returns the ending new lines get: "\r\n" when the first line has it.
+func splitLines(data []byte) (lines []string, eol string) {
+	eol = "\n"
 	s := string(data)
 	for s != "" {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			t.lines = append(t.lines, s)
+			lines = append(lines, s)
 			break
 		}
-		t.lines = append(t.lines, s[:i+1])
+		lines = append(lines, s[:i+1])
 		s = s[i+1:]
 	}
-	if len(t.lines) > 0 && strings.HasSuffix(t.lines[0], "\r\n") {
-		t.eol = "\r\n"
+	if len(lines) > 0 && strings.HasSuffix(lines[0], "\r\n") {
+		eol = "\r\n"
 	}
-	return t, nil
+	return lines, eol
 }
 
 // newLines splits content into lines ending in t's line ending. A final
 // line ending in content does not add an empty line.
-func (t *textFile) newLines(content string) []string {
+func (t *textFile) newLines(content string) []string { return newLines(content, t.eol) }
+
+func newLines(content, eol string) []string {
 	if content == "" {
 		return nil
 	}
 	content = strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n")
 	parts := strings.Split(content, "\n")
 	for i := range parts {
-		parts[i] += t.eol
+		parts[i] += eol
 	}
 	return parts
 }
 
 // splice replaces lines [i, j) (0-based) with repl and writes the file.
 func (t *textFile) splice(i, j int, repl []string) error {
-	out := make([]string, 0, len(t.lines)-(j-i)+len(repl))
-	out = append(out, t.lines[:i]...)
+	out := spliceLines(t.lines, i, j, repl, t.eol)
+	if err := t.sb.writeFile(t.rel, []byte(strings.Join(out, "")), 0o644); err != nil {
+		return t.sb.pathError(t.name, err)
+	}
+	t.lines = out
+	return nil
+}
+
+// spliceLines returns lines with [i, j) (0-based) replaced by repl: every
+// line but the last ends in a line ending (eol where one is added), and a
+// last line without one keeps that when it stays last.
+func spliceLines(lines []string, i, j int, repl []string, eol string) []string {
+	out := make([]string, 0, len(lines)-(j-i)+len(repl))
+	out = append(out, lines[:i]...)
 	out = append(out, repl...)
-	out = append(out, t.lines[j:]...)
+	out = append(out, lines[j:]...)
 	// A line that gained a successor needs an ending.
 	for k := range len(out) - 1 {
 		if !strings.HasSuffix(out[k], "\n") {
-			out[k] += t.eol
+			out[k] += eol
 		}
 	}
 	// Keep "no newline at end of file" when the old last line had none and
 	// it is still last.
-	if j == len(t.lines) && len(repl) > 0 && len(t.lines) > 0 && !strings.HasSuffix(t.lines[len(t.lines)-1], "\n") {
+	if j == len(lines) && len(repl) > 0 && len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n") {
 		out[len(out)-1] = strings.TrimSuffix(strings.TrimSuffix(out[len(out)-1], "\n"), "\r")
 	}
-	old := t.lines
-	t.lines = out
-	if err := t.sb.writeFile(t.rel, []byte(strings.Join(out, "")), 0o644); err != nil {
-		t.lines = old
-		return t.sb.pathError(t.name, err)
+	return out
+}
+
+// EditLines returns data with lines first to last (1-based, inclusive)
+// replaced by content, as replace_lines writes it; last = first-1 inserts
+// content before line first, as insert_lines does. It is for previews: the
+// tools check their arguments themselves.
+func EditLines(data []byte, first, last int, content string) ([]byte, error) {
+	lines, eol := splitLines(data)
+	if first < 1 || last < first-1 || last > len(lines) {
+		return nil, fmt.Errorf("lines %d to %d are not in a file of %d lines", first, last, len(lines))
 	}
-	return nil
+	return []byte(strings.Join(spliceLines(lines, first-1, last, newLines(content, eol), eol), "")), nil
 }
 
 // preview shows lines [from, to) (0-based) marked with '+' and context

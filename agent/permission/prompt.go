@@ -1,13 +1,13 @@
 package permission
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"io/fs"
+	"os"
 
 	"github.com/charmbracelet/huh"
 	"github.com/offgrid-ai/offgrid/tools"
@@ -32,39 +32,47 @@ type PrompterFunc func(ctx context.Context, req Request) (Answer, error)
 // Ask calls f.
 func (f PrompterFunc) Ask(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
 
-// HuhPrompter asks in the terminal with a huh form: the tool, its risk and
-// arguments, and a select of the four answers (Deny preselected). High
-// risk calls carry a warning.
+// HuhPrompter asks in the terminal: it writes the call as [Render] shows
+// it (verbatim, no Markdown), then runs a huh select of the four answers,
+// Deny first and preselected.
 type HuhPrompter struct {
-	// In and Out are the terminal; nil means os.Stdin and os.Stdout.
+	// In and Out are the terminal; nil means os.Stdin and os.Stderr.
 	In  io.Reader
 	Out io.Writer
+	// Files is the tools' root, read for previews of file changes; nil
+	// shows none.
+	Files fs.FS
 	// Accessible renders the form as plain prompts read line by line, for
 	// screen readers and tests.
 	Accessible bool
 }
 
-// Ask shows the form and returns the chosen answer. Aborting the form
-// (Ctrl+C) or end of input denies.
+// Ask shows the call and the form and returns the chosen answer. Aborting
+// the form (Ctrl+C) or end of input denies.
 func (h *HuhPrompter) Ask(ctx context.Context, req Request) (Answer, error) {
+	out := h.Out
+	if out == nil {
+		out = os.Stderr
+	}
+	if _, err := io.WriteString(out, "\n"+Render(req, h.Files)); err != nil {
+		return DenyOnce, err
+	}
 	answer := DenyOnce
 	form := huh.NewForm(huh.NewGroup(
-		huh.NewNote().Title(title(req)).Description(describe(req)),
 		huh.NewSelect[Answer]().
-			Title(fmt.Sprintf("Allow %s to run?", req.Tool)).
+			Title(fmt.Sprintf("Allow %s to run?", visible(req.Tool, 64))).
+			// Deny comes first: huh scrolls a preselected option to the top
+			// of the list, which would hide the options above it.
 			Options(
+				huh.NewOption(DenyOnce.String(), DenyOnce),
 				huh.NewOption(AllowOnce.String(), AllowOnce),
 				huh.NewOption(AllowSession.String(), AllowSession),
 				huh.NewOption(AlwaysAllow.String(), AlwaysAllow),
-				huh.NewOption(DenyOnce.String(), DenyOnce),
 			).
 			Value(&answer),
-	)).WithAccessible(h.Accessible).WithShowHelp(true)
+	)).WithAccessible(h.Accessible).WithShowHelp(true).WithOutput(out)
 	if h.In != nil {
 		form = form.WithInput(h.In)
-	}
-	if h.Out != nil {
-		form = form.WithOutput(h.Out)
 	}
 	if err := form.RunWithContext(ctx); err != nil {
 		if errors.Is(err, huh.ErrUserAborted) {
@@ -76,32 +84,4 @@ func (h *HuhPrompter) Ask(ctx context.Context, req Request) (Answer, error) {
 		return DenyOnce, err
 	}
 	return answer, nil
-}
-
-func title(req Request) string {
-	t := fmt.Sprintf("Tool call: %s (%s risk)", req.Tool, req.Risk)
-	if req.Risk == tools.High {
-		t = "⚠ " + t + " — it can change files or run commands"
-	}
-	return t
-}
-
-// maxShownArgs bounds the arguments shown in a prompt.
-const maxShownArgs = 2000
-
-// describe shows the arguments as indented JSON, shortened if long.
-func describe(req Request) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, req.Args, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(req.Args)
-	}
-	s := buf.String()
-	if s == "" || s == "{}" {
-		s = "(no arguments)"
-	}
-	if len(s) > maxShownArgs {
-		s = strings.ToValidUTF8(s[:maxShownArgs], "") + fmt.Sprintf("\n… (%d more bytes)", len(s)-maxShownArgs)
-	}
-	return "Arguments:\n" + s
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 
@@ -31,10 +33,11 @@ func addPermFlags(fs *pflag.FlagSet) *permFlags {
 }
 
 // policy builds the permission policy and the prompter from the flags. The
-// user is asked on the terminal when stdin is one; otherwise calls that
-// would ask are denied. A policies-file problem is a warning on stderr,
-// not an error: those tools ask instead.
-func (f *permFlags) policy(env *cliEnv, reg *tools.Registry) (*permission.Policy, permission.Prompter, error) {
+// user is asked on the terminal when stdin is one, with previews of file
+// changes against root (the tools' directory, "" for the current one);
+// otherwise calls that would ask are denied. A policies-file problem is a
+// warning on stderr, not an error: those tools ask instead.
+func (f *permFlags) policy(env *cliEnv, reg *tools.Registry, root string) (*permission.Policy, permission.Prompter, error) {
 	risk, err := tools.ParseRisk(f.maxRisk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --max-risk: %v", errUsage, err)
@@ -65,7 +68,21 @@ func (f *permFlags) policy(env *cliEnv, reg *tools.Registry) (*permission.Policy
 	}
 	var prompter permission.Prompter
 	if interactive {
-		prompter = &permission.HuhPrompter{In: env.stdin, Out: env.stderr, Accessible: env.getenv("ACCESSIBLE") != ""}
+		prompter = &permission.HuhPrompter{In: env.stdin, Out: env.stderr, Files: rootFS(cmp.Or(root, ".")),
+			Accessible: env.getenv("ACCESSIBLE") != ""}
 	}
 	return pol, prompter, nil
+}
+
+// rootFS reads the files below a directory through an os.Root opened for
+// each file, so no path leaves the directory and nothing stays open.
+type rootFS string
+
+func (d rootFS) Open(name string) (fs.File, error) {
+	r, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close() // the file opened stays valid
+	return r.FS().Open(name)
 }

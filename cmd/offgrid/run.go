@@ -112,7 +112,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if err != nil {
 		return err
 	}
-	pol, prompter, err := f.perm.policy(env, reg)
+	pol, prompter, err := f.perm.policy(env, reg, f.root)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 	if !ok {
 		res = reg.Execute(ctx, name, raw) // not_found, naming the tools
 	} else {
-		pol, prompter, err := perm.policy(env, reg)
+		pol, prompter, err := perm.policy(env, reg, *root)
 		if err != nil {
 			return err
 		}
