@@ -55,7 +55,7 @@ func TestEditLinesMatchesTools(t *testing.T) {
 			t.Errorf("%s: the tool wrote %q, EditLines gave %q", name, got, want)
 		}
 	}
-	for _, bad := range [][2]int{{0, 1}, {3, 3}, {2, 0}, {4, 3}} {
+	for _, bad := range [][2]int{{0, 1}, {3, 3}, {2, 0}, {4, 3}, {0, -1}} {
 		if _, err := EditLines([]byte("a\nb\n"), bad[0], bad[1], "x"); err == nil {
 			t.Errorf("EditLines(%d, %d) on 2 lines: no error", bad[0], bad[1])
 		}

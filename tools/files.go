@@ -464,7 +464,10 @@ func spliceLines(lines []string, i, j int, repl []string, eol string) []string {
 // tools check their arguments themselves.
 func EditLines(data []byte, first, last int, content string) ([]byte, error) {
 	lines, eol := splitLines(data)
-	if first < 1 || last < first-1 || last > len(lines) {
+	switch {
+	case last == first-1 && (first < 1 || first > len(lines)+1):
+		return nil, fmt.Errorf("cannot insert before line %d of a file of %d lines", first, len(lines))
+	case first < 1 || last < first-1 || last > len(lines):
 		return nil, fmt.Errorf("lines %d to %d are not in a file of %d lines", first, last, len(lines))
 	}
 	return []byte(strings.Join(spliceLines(lines, first-1, last, newLines(content, eol), eol), "")), nil

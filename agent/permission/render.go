@@ -164,7 +164,7 @@ func escape(s string, limit int) (e string, cut bool) {
 		}
 		n++
 		switch {
-		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], "\uFFFD"):
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"): // a byte that is not UTF-8
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r == '"':
 			b.WriteString(`\"`)
@@ -218,17 +218,17 @@ func preview(req Request, files fs.FS) string {
 	}
 	var a editArgs
 	if err := json.Unmarshal(req.Args, &a); err != nil {
-		return "(no preview: " + err.Error() + ")\n"
+		return "(no preview: " + visible(err.Error(), maxString) + ")\n"
 	}
 	name := path.Clean(filepath.ToSlash(a.Path))
 	shown := visible(a.Path, maxString)
 	if !fs.ValidPath(name) || name == "." {
-		return fmt.Sprintf("(no preview: %q is not a file in the working directory)\n", shown)
+		return fmt.Sprintf("(no preview: %s is not a file in the working directory)\n", shown)
 	}
 	old, err := readPreview(files, name)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
-		return fmt.Sprintf("(no preview of %s: %v)\n", shown, err)
+		return fmt.Sprintf("(no preview of %s: %s)\n", shown, visible(err.Error(), maxString))
 	}
 	var updated []byte
 	switch req.Tool {
@@ -246,14 +246,14 @@ func preview(req Request, files fs.FS) string {
 			last = a.LineStart - 1
 		}
 		if updated, err = tools.EditLines(old, a.LineStart, last, a.NewContent); err != nil {
-			return fmt.Sprintf("(no preview of %s: %v)\n", shown, err)
+			return fmt.Sprintf("(no preview of %s: %v; the call will fail)\n", shown, err)
 		}
 	}
 	head := "Change to " + shown + ":\n"
 	if missing {
 		head = "New file " + shown + ":\n"
 	}
-	return head + Diff(old, updated)
+	return head + diff(old, updated)
 }
 
 // readPreview reads a text file small enough to preview.
@@ -278,12 +278,12 @@ func readPreview(files fs.FS, name string) ([]byte, error) {
 	return data, nil
 }
 
-// Diff shows the change from old to updated as one unified-diff hunk: the
+// diff shows the change from old to updated as one unified-diff hunk: the
 // lines between their common start and end marked '-' and '+', with up to
 // diffContext unchanged lines around them. Each side shows at most
 // maxChanged lines and says how many more there are; each line is made
 // visible and cut like a string argument.
-func Diff(old, updated []byte) string {
+func diff(old, updated []byte) string {
 	a, b := lines(old), lines(updated)
 	p := 0
 	for p < len(a) && p < len(b) && a[p] == b[p] {

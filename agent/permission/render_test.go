@@ -60,7 +60,7 @@ func TestDiff(t *testing.T) {
 		{"line endings only", "a\r\nb\r\n", "a\nb\n", "(only line endings change)\n"},
 		{"long line cut", "", strings.Repeat("z", 500), "@@ -0,0 +1,1 @@\n+" + strings.Repeat("z", maxPreviewLine) + "…\n"},
 	} {
-		if got := Diff([]byte(tc.old), []byte(tc.updated)); got != tc.want {
+		if got := diff([]byte(tc.old), []byte(tc.updated)); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
@@ -90,9 +90,11 @@ func TestRenderPreview(t *testing.T) {
 		{"missing file", "replace_lines", `{"path":"replace_lits","line_start":1,"line_end":1,"new_content":"x"}`,
 			[]string{"(replace_lits does not exist: the call will fail)"}, []string{"@@"}},
 		{"out of range", "replace_lines", `{"path":"notes.txt","line_start":9,"line_end":9,"new_content":"x"}`,
-			[]string{"(no preview of notes.txt: lines 9 to 9 are not in a file of 5 lines)"}, []string{"@@"}},
+			[]string{"(no preview of notes.txt: lines 9 to 9 are not in a file of 5 lines; the call will fail)"}, []string{"@@"}},
+		{"insert past the end", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`,
+			[]string{"(no preview of notes.txt: cannot insert before line 7 of a file of 5 lines; the call will fail)"}, []string{"@@"}},
 		{"directory", "write_file", `{"path":"dir","content":"x"}`, []string{"(no preview of dir: not a regular file)"}, nil},
-		{"outside", "write_file", `{"path":"../x","content":"x"}`, []string{`(no preview: "../x" is not a file in the working directory)`}, []string{"@@"}},
+		{"outside", "write_file", `{"path":"../x","content":"x"}`, []string{`(no preview: ../x is not a file in the working directory)`}, []string{"@@"}},
 		{"absolute", "write_file", `{"path":"/etc/passwd","content":"x"}`, []string{"not a file in the working directory"}, []string{"@@"}},
 		{"not a file tool", "bash", `{"command":"cat notes.txt"}`, nil, []string{"Change", "@@", "preview"}},
 	} {
@@ -115,5 +117,11 @@ func TestRenderPreview(t *testing.T) {
 	got := Render(Request{Tool: "read_file", Risk: tools.Medium, Args: json.RawMessage(`{"path":"a_b"}`)}, nil)
 	if want := "Tool call: read_file (medium risk)\nArguments:\n{\n  \"path\": \"a_b\"\n}\n"; got != want {
 		t.Errorf("medium risk:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestVisibleInvalidUTF8(t *testing.T) {
+	if got := visible("a\xffb\uFFFDc", 0); got != `a\xffb`+"\uFFFD"+`c` {
+		t.Errorf("got %q", got)
 	}
 }
