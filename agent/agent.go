@@ -308,6 +308,11 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			}
 			continue
 		}
+		if len(comp.Calls) == 0 && strings.TrimSpace(comp.Content) == "" && len(turn.Calls) > 0 {
+			// An empty answer after tool calls tells the user nothing:
+			// have it written from the results without the tools.
+			return a.answerSeparately(ctx, start, &turn, on)
+		}
 		if len(comp.Calls) == 0 {
 			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
 			turn.Content = comp.Content

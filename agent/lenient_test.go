@@ -184,6 +184,16 @@ func TestAgentAnswerSeparate(t *testing.T) {
 	}
 }
 
+// TestAgentEmptyAnswer: an empty answer after tool calls is written
+// again in the prompt without tools.
+func TestAgentEmptyAnswer(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{}, nil, hermes(call("echo", `{"text":"hi"}`)), "", "It says hi.")
+	turn := h.send("Echo hi.")
+	if turn.Content != "It says hi." || turn.Replies != 3 || strings.Contains(h.eng.prompts[2], "<tools>") {
+		t.Fatalf("turn %+v\n%s", turn, h.eng.prompts[2])
+	}
+}
+
 func TestAnswerMessages(t *testing.T) {
 	res := func(r tools.Result) string { return r.Compact() }
 	earlier := []Message{
