@@ -149,6 +149,7 @@ type Agent struct {
 	records  []ToolRecord
 	warned   map[string]bool
 	nextID   int
+	budget   budgetState
 }
 
 // New returns an Agent over the tools of reg. Calls the policy cannot
@@ -205,6 +206,8 @@ type ToolRecord struct {
 	Denied    bool
 	Asked     bool
 	Duration  time.Duration
+	// Cut, if set, tells how the result was shortened for the model.
+	Cut *Cut
 }
 
 // OK reports whether the call succeeded.
@@ -240,7 +243,8 @@ func (r ToolRecord) MarshalJSON() ([]byte, error) {
 		Summary    string          `json:"summary"`
 		DurationMS int64           `json:"duration_ms"`
 		Result     tools.Result    `json:"result"`
-	}{r.ID, r.Name, argsOrEmpty(r.Arguments), r.OK(), r.Code, r.Denied, r.Summary(), r.Duration.Milliseconds(), r.Result})
+		Cut        *Cut            `json:"cut,omitempty"`
+	}{r.ID, r.Name, argsOrEmpty(r.Arguments), r.OK(), r.Code, r.Denied, r.Summary(), r.Duration.Milliseconds(), r.Result, r.Cut})
 }
 
 // shorten puts s on one line and cuts it to n runes.
@@ -276,7 +280,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		on = func(Event) {}
 	}
 	var turn Turn
-	start := len(a.history)
+	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	repeats := repeatGuard{}
@@ -286,11 +290,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		if choice == grammar.Required && len(turn.Calls) > 0 {
 			choice = grammar.Auto
 		}
-		comp, err := a.complete(ctx, &turn, on, CompletionRequest{
-			Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
-			Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar,
-			ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
-		})
+		req := a.request(choice, textOnly)
+		err := a.makeRoom(&req, on)
+		var comp Completion
+		if err == nil {
+			comp, err = a.complete(ctx, &turn, on, req)
+		}
 		if err != nil {
 			return a.failed(ctx, &turn, comp, err, on)
 		}
@@ -311,7 +316,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		if len(comp.Calls) == 0 && strings.TrimSpace(comp.Content) == "" && len(turn.Calls) > 0 {
 			// An empty answer after tool calls tells the user nothing:
 			// have it written from the results without the tools.
-			return a.answerSeparately(ctx, start, &turn, on)
+			return a.answerSeparately(ctx, a.budget.turn, &turn, on)
 		}
 		if len(comp.Calls) == 0 {
 			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
@@ -324,7 +329,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			// answer from them instead of running the call again.
 			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
 			if a.opts.Answer == AnswerSeparate {
-				return a.answerSeparately(ctx, start, &turn, on)
+				return a.answerSeparately(ctx, a.budget.turn, &turn, on)
 			}
 			textOnly = true
 			continue
@@ -342,12 +347,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return turn, err
 		}
 		step := a.run(ctx, x, on)
-		for _, p := range x.Calls() {
+		next := a.request(grammar.Auto, false)
+		for i, p := range x.Calls() {
+			content, cut := a.modelResultFitted(next, p.Call, p.Result, len(x.Calls())-i, on)
 			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
-				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration}
+				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration, Cut: cut}
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
-			content := a.modelResult(p.Result)
 			if repeats.add(p.Call, p.Result.Success, content) {
 				content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
 			}
@@ -372,7 +378,10 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 // complete generates one reply of the turn with the agent's sampling and
 // reports its trace, warnings and counters.
 func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req CompletionRequest) (Completion, error) {
-	req.Sampling, req.MaxTokens = a.opts.Sampling, a.opts.MaxTokens
+	req.Sampling = a.opts.Sampling
+	if req.MaxTokens == 0 { // the budget may have lowered it
+		req.MaxTokens = a.opts.MaxTokens
+	}
 	req.Stream = func(s string) { on(Event{Type: EventToken, Text: s}) }
 	comp, err := a.c.Complete(ctx, req)
 	if a.opts.Trace != nil {

@@ -20,6 +20,7 @@ const (
 	EventError      EventType = "error"       // Text, Code
 	EventStats      EventType = "stats"       // Stats of one reply
 	EventWarning    EventType = "warning"     // Text
+	EventCompact    EventType = "compact"     // Text, Compaction: the conversation was shortened to fit
 )
 
 // Event is something that happened during a turn, for display or, as
@@ -35,6 +36,8 @@ type Event struct {
 	Calls     []ToolRecord    `json:"calls,omitempty"`
 	Code      Code            `json:"code,omitempty"`
 	Stats     *Stats          `json:"stats,omitempty"`
+	// Compaction is set for EventCompact.
+	Compaction *Compaction `json:"compaction,omitempty"`
 }
 
 // Stats are the engine's counters for one reply, for display and --json.
