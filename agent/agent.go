@@ -352,6 +352,9 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			content, cut := a.modelResultFitted(next, p.Call, p.Result, len(x.Calls())-i, on)
 			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
 				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration, Cut: cut}
+			if cut != nil && cut.Bytes == 0 {
+				textOnly = true // the window is full: the model answers with what it has
+			}
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
 			if repeats.add(p.Call, p.Result.Success, content) {

@@ -99,7 +99,10 @@ type Cut struct {
 
 // String is a short account for the user, e.g. "120 of 3,000 lines".
 func (c *Cut) String() string {
-	if c.Lines == 0 && c.TotalLines > 0 {
+	if c.Bytes == 0 {
+		return fmt.Sprintf("none of %s lines (no room left)", thousands(c.TotalLines))
+	}
+	if c.Lines == 0 {
 		return fmt.Sprintf("%s of %s bytes", thousands(c.Bytes), thousands(c.TotalBytes))
 	}
 	return fmt.Sprintf("%s of %s lines", thousands(c.Lines), thousands(c.TotalLines))
@@ -189,8 +192,17 @@ func (f fitter) fit(data string, limit int) (out string, cut *Cut, err error) {
 			e = mid
 		}
 	}
+	if b == 0 { // no room at all
+		note = noRoom(total)
+	}
 	cut.Bytes, cut.Note = b, note
 	return first[:b] + note, cut, nil
+}
+
+// noRoom is the note that replaces a result when the window has no room
+// left for any of it.
+func noRoom(lines int) string {
+	return fmt.Sprintf("[output of %s lines not shown: the context window has no room left for it; answer with what you have]\n", thousands(lines))
 }
 
 // lineEnds returns the end offset (after the "\n") of each line of s; a

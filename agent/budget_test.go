@@ -52,7 +52,8 @@ func TestFitterCutsOnLines(t *testing.T) {
 		{"read_file more", "read_file", numberedLines(400) + "[more lines follow; continue with offset=401]\n", 2000, true, "[showing lines 1–%d; call read_file with offset=%d to continue]\n"},
 		{"generic", "grep_search", plain, 1000, true, "[output cut: %d of 5,000 lines shown]\n"},
 		{"one long line", "bash", long, 500, true, "\n[output cut: only the start of line 1 of 2 lines shown]\n"},
-		{"zero", "bash", plain, 0, true, ""},
+		{"no room", "bash", plain, 0, true, "[output of 5,000 lines not shown: the context window has no room left for it; answer with what you have]\n"},
+		{"no room read_file", "read_file", read, 10, true, "[output of 3,000 lines not shown: the context window has no room left for it; answer with what you have]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +71,7 @@ func TestFitterCutsOnLines(t *testing.T) {
 			if cut == nil {
 				t.Fatal("not cut")
 			}
-			if tt.limit > 0 && len(out) > tt.limit {
+			if cut.Bytes > 0 && len(out) > tt.limit {
 				t.Fatalf("%d bytes, limit %d", len(out), tt.limit)
 			}
 			if !strings.HasSuffix(out, cut.Note) || !strings.HasPrefix(tt.data, strings.TrimSuffix(out, cut.Note)) {

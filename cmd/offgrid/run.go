@@ -72,7 +72,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
 	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 4096, "context window in tokens (0: the model's, capped at 4096)")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it")
 	fs.IntVarP(&f.threads, "threads", "t", 0, "CPU threads (0: one per physical core)")
 	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
 	fs.Float32Var(&f.temp, "temp", d.Temperature, "sampling temperature (0: greedy)")
@@ -201,7 +201,12 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	mc, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, Threads: f.threads})
+	window, err := contextWindow(m, f.ctxSize, ld.reg, &opts, ld.env.stderr)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: f.threads})
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -331,6 +336,9 @@ func (p *eventPrinter) event(e agent.Event) {
 	case agent.EventToolResult:
 		r := e.Record
 		fmt.Fprintf(p.out, "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())
+		if r.Cut != nil {
+			fmt.Fprintf(p.out, "  (cut to fit the context: the model sees %s)\n", r.Cut)
+		}
 		p.shown.Reset()
 		p.streamed = false
 	case agent.EventFinal:
@@ -364,5 +372,8 @@ func (p *eventPrinter) event(e agent.Event) {
 		p.shown.Reset()
 		p.endLine()
 		fmt.Fprintf(p.errw, "warning: %s\n", e.Text)
+	case agent.EventCompact:
+		p.endLine()
+		fmt.Fprintf(p.errw, "offgrid: %s\n", e.Text)
 	}
 }

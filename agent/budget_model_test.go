@@ -1,0 +1,135 @@
+//go:build cgo
+
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TestDefaultModelBudget: on the default model, in a window with little
+// room beside the tool definitions, outputs far larger than the window —
+// a 200 KB file, a 5,000-line grep, a command printing 1 MB — are cut to
+// fit, and a 30-turn conversation is compacted: every turn ends with an
+// answer, none with "prompt does not fit". One context serves all, so
+// the system prompt and tools are decoded once.
+func TestDefaultModelBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the default-model run")
+	}
+	m, err := inference.Load(storeModelPath(t, "default"), inference.ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	const window = 3072 // the tools take ~1,800 tokens of it
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	comp := NewCompleter(c, InfoFromModel(m))
+
+	dir := t.TempDir()
+	var big, todo strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&big, "Line %d: the quick brown fox jumps over the lazy dog again.\n", i)
+	}
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&todo, "// TODO(%d): handle this case\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "todo.go"), []byte(todo.String()), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	// The catalog's settings for the default model.
+	opts := Options{Sampling: s, MaxTokens: 96, Remind: true, OnRepeat: RepeatAnswer}
+	newAgent := func(t *testing.T, o Options) *Agent {
+		a, err := New(comp, reg, pol, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	// answers checks a turn: an answer, no error, no overflow.
+	answers := func(t *testing.T, prompt string, turn Turn, err error) {
+		t.Helper()
+		if errors.Is(err, inference.ErrContextFull) {
+			t.Fatalf("%s: %v", prompt, err)
+		}
+		for _, r := range turn.Calls {
+			t.Logf("  %s %s → %s %v", r.Name, r.Arguments, r.Status(), r.Cut)
+		}
+		t.Logf("  %d prompt tokens in all; answer %q", turn.Stats.PromptTokens, turn.Content)
+		if err != nil || turn.Stop != nil || strings.TrimSpace(turn.Content) == "" {
+			t.Fatalf("%s: no answer (err %v, stop %v): %q", prompt, err, turn.Stop, turn.Content)
+		}
+	}
+
+	for _, tc := range []struct{ name, tool, prompt string }{
+		{"200KB file", "read_file", "Read all of big.txt, then tell me what it is about."},
+		{"5000-line grep", "grep_search", "Use grep_search to find the lines containing TODO. How many are shown?"},
+		{"1MB command", "bash", "Run the bash command: seq 1 200000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			o := opts
+			o.ToolChoice = "required"
+			a := newAgent(t, o)
+			turn, err := a.Send(t.Context(), tc.prompt, nil)
+			answers(t, tc.prompt, turn, err)
+			var cut *Cut
+			for _, r := range turn.Calls {
+				if r.Name == tc.tool && r.Cut != nil {
+					cut = r.Cut
+				}
+			}
+			if cut == nil {
+				t.Fatalf("no cut %s result; calls: %+v", tc.tool, turn.Calls)
+			}
+			t.Logf("%s in %s: %d calls, the model saw %s (%q); answer %q", tc.name, time.Since(start).Round(time.Second),
+				len(turn.Calls), cut, strings.TrimSpace(cut.Note), turn.Content)
+		})
+	}
+
+	t.Run("30 turns", func(t *testing.T) {
+		start := time.Now()
+		o := opts
+		o.MaxTokens = 48
+		a := newAgent(t, o)
+		for i := range 30 {
+			prompt := fmt.Sprintf("Write one sentence about the number %d.", 1000+7*i)
+			turn, err := a.Send(t.Context(), prompt, func(e Event) {
+				if e.Type == EventStats {
+					fmt.Fprintf(os.Stderr, "turn %d: %+v\n", i, *e.Stats)
+				}
+				if e.Type == EventCompact || e.Type == EventToolCall {
+					fmt.Fprintf(os.Stderr, "turn %d: %s %s %s\n", i, e.Text, e.Tool, e.Arguments)
+				}
+			})
+			answers(t, prompt, turn, err)
+		}
+		cs := a.Compactions()
+		if len(cs) == 0 {
+			t.Fatal("30 turns in a 3,072-token window and no compaction")
+		}
+		t.Logf("30 turns in %s, %d compactions, the last: %s", time.Since(start).Round(time.Second), len(cs), cs[len(cs)-1])
+	})
+}
