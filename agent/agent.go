@@ -291,7 +291,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			choice = grammar.Auto
 		}
 		req := a.request(choice, textOnly)
-		err := a.makeRoom(&req, on)
+		err := a.makeRoom(&req, 0, on)
 		var comp Completion
 		if err == nil {
 			comp, err = a.complete(ctx, &turn, on, req)
@@ -348,6 +348,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		step := a.run(ctx, x, on)
 		next := a.request(grammar.Auto, false)
+		a.roomForResults(next, on)
 		for i, p := range x.Calls() {
 			content, cut := a.modelResultFitted(next, p.Call, p.Result, len(x.Calls())-i, on)
 			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,

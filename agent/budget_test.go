@@ -295,8 +295,9 @@ func TestAgentCompacts(t *testing.T) {
 	if compacted != len(cs) {
 		t.Errorf("%d prompts changed their prefix, %d compactions", compacted, len(cs))
 	}
-	// Compaction happens rarely: to three quarters of the room.
-	if len(cs) > 12 {
+	// Compaction goes down to three quarters of the room, so it does not
+	// happen at every turn (a turn here adds ~700 tokens to a 5,000 window).
+	if len(cs) > 15 {
 		t.Errorf("%d compactions in 60 prompts", len(cs))
 	}
 	if h := a.History(); h[0].Role != RoleSystem || h[len(h)-4].Content != "Request number 29" {

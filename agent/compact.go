@@ -75,10 +75,12 @@ func (a *Agent) request(choice grammar.ToolChoice, textOnly bool) CompletionRequ
 	}
 }
 
-// makeRoom compacts the history until req's prompt and its reply budget
-// fit the window; req.Messages (and, as a last resort, req.MaxTokens)
-// are updated. Each compaction is recorded and reported to on.
-func (a *Agent) makeRoom(req *CompletionRequest, on func(Event)) error {
+// makeRoom compacts the history until req's prompt, its reply budget and
+// extra tokens fit the window; req.Messages (and, as a last resort when
+// extra is 0, req.MaxTokens) are updated. Each compaction is recorded
+// and reported to on. With extra > 0 (room wanted for new tool results)
+// it does what it can and never fails.
+func (a *Agent) makeRoom(req *CompletionRequest, extra int, on func(Event)) error {
 	window := a.c.Window()
 	if window <= 0 {
 		return nil
@@ -89,11 +91,11 @@ func (a *Agent) makeRoom(req *CompletionRequest, on func(Event)) error {
 		return a.c.PromptTokens(*req)
 	}
 	n, err := count()
-	if err != nil || n+reply <= window {
+	if err != nil || n+reply+extra <= window {
 		return err
 	}
 	c := Compaction{Before: n, Window: window, Reply: reply}
-	target := (window - reply) * 3 / 4
+	target := (window - reply - extra) * 3 / 4
 	done := func() bool { return n <= target }
 	// Summarise the results of tool messages in history[from:to].
 	summarise := func(from, to int) error {
@@ -124,10 +126,10 @@ func (a *Agent) makeRoom(req *CompletionRequest, on func(Event)) error {
 			return err
 		}
 	}
-	// 3. Last resorts, as long as the prompt does not fit at all: results
-	// of the current turn before its last round, then the last round's.
-	if n+reply > window {
-		target = window - reply
+	// 3. Last resorts, as long as there is no room: results of the
+	// current turn before its last round, then the last round's.
+	if n+reply+extra > window {
+		target = window - reply - extra
 		if err := summarise(a.budget.turn, a.lastRound()); err != nil {
 			return err
 		}
@@ -136,14 +138,17 @@ func (a *Agent) makeRoom(req *CompletionRequest, on func(Event)) error {
 		}
 	}
 	// 4. A smaller reply.
-	if n+reply > window && window-n >= minReply {
+	if extra == 0 && n+reply > window && window-n >= minReply {
 		reply = window - n
 		req.MaxTokens = reply
 	}
 	c.After, c.Reply = n, reply
+	if extra > 0 && c.Results == 0 && c.Turns == 0 {
+		return nil // nothing could be done (only when extra > 0)
+	}
 	a.budget.compactions = append(a.budget.compactions, c)
 	on(Event{Type: EventCompact, Text: c.String(), Compaction: &c})
-	if n+reply > window {
+	if extra == 0 && n+reply > window {
 		return fmt.Errorf("%w: the prompt takes %s tokens and the reply needs %d of the %s-token window; raise --ctx-size or shorten the system prompt",
 			ErrNoRoom, thousands(n), minReply, thousands(window))
 	}
@@ -200,6 +205,13 @@ func (a *Agent) lastRound() int {
 		}
 	}
 	return a.budget.turn
+}
+
+// roomForResults compacts the conversation, if need be, so that the
+// results about to be added have a quarter of the window: the model has
+// already answered the results before them.
+func (a *Agent) roomForResults(next CompletionRequest, on func(Event)) {
+	a.makeRoom(&next, a.c.Window()/4, on)
 }
 
 // resultLimit is how many tokens the next tool result may take: half of
