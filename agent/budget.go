@@ -30,7 +30,10 @@ import (
 //     system prompt and the tool definitions are never touched. Compaction
 //     goes down to three quarters of the room, so that it happens rarely
 //     and the prefix of the prompt, which the engine keeps in its KV
-//     cache, stays stable between compactions.
+//     cache, stays stable between compactions. Before new results are
+//     added, the same compaction makes a quarter of the window free if it
+//     can. A result that finds no room at all makes the next reply an
+//     answer in text.
 
 // sizer is an Engine that knows its context window; *inference.Context
 // is one.
@@ -117,9 +120,10 @@ type fitter struct {
 
 // fit returns the longest prefix of data (whole lines, or part of the
 // first line when not even one fits) that, with its note and as
-// rendered, takes at most limit tokens. ok is false when data fits
-// whole. Lines are found by binary search on their number, each probe
-// tokenizing only a prefix, so a huge output is never tokenized whole.
+// rendered, takes at most limit tokens, and how it was cut; cut is nil
+// when data fits whole. Lines are found by binary search on their
+// number, each probe tokenizing only a prefix, so a huge output is never
+// tokenized whole.
 func (f fitter) fit(data string, limit int) (out string, cut *Cut, err error) {
 	ends := lineEnds(data)
 	total := len(ends)
