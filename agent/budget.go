@@ -250,6 +250,10 @@ func linesWithin(ends []int, n int) int {
 // numbered matches a read_file line, "N: text".
 var numbered = regexp.MustCompile(`^(\d+): `)
 
+// stoppedOf matches read_file's note on a long read, which gives the
+// file's line count.
+var stoppedOf = regexp.MustCompile(`^\[stopped at line \d+ of (\d+) `)
+
 // lineNumber returns the number of a read_file line, or 0.
 func lineNumber(line string) int {
 	m := numbered.FindStringSubmatch(line)
@@ -266,7 +270,7 @@ func lineNumber(line string) int {
 func cutNote(tool, data string, ends []int) func(shown, total int, partial bool) string {
 	if tool == "read_file" && len(ends) > 0 {
 		first := lineNumber(data[:ends[0]])
-		last, more := 0, false
+		last, of := 0, 0 // the last numbered line; the file's lines, if known
 		for i := len(ends) - 1; i >= 0 && i >= len(ends)-3; i-- { // the tool's own note may follow
 			start := 0
 			if i > 0 {
@@ -275,10 +279,15 @@ func cutNote(tool, data string, ends []int) func(shown, total int, partial bool)
 			line := data[start:ends[i]]
 			if n := lineNumber(line); n > 0 {
 				last = n
+				if of == 0 && i == len(ends)-1 {
+					of = n // read to the end
+				}
 				break
 			}
-			if strings.Contains(line, "continue with offset=") || strings.HasPrefix(line, "[output truncated") {
-				more = true
+			if m := stoppedOf.FindStringSubmatch(line); m != nil {
+				of, _ = strconv.Atoi(m[1])
+			} else if of == 0 {
+				of = -1 // stopped early, total unknown
 			}
 		}
 		if first > 0 && last > 0 {
@@ -297,12 +306,12 @@ func cutNote(tool, data string, ends []int) func(shown, total int, partial bool)
 				if prev == 0 { // the window ended on a tool note
 					prev = last
 				}
-				of := " of " + thousands(last)
-				if more {
-					of = ""
+				ofText := ""
+				if of > 0 {
+					ofText = " of " + thousands(of)
 				}
 				return fmt.Sprintf("[showing lines %s–%s%s; call read_file with offset=%d to continue]\n",
-					thousands(first), thousands(prev), of, prev+1)
+					thousands(first), thousands(prev), ofText, prev+1)
 			}
 		}
 	}

@@ -116,14 +116,7 @@ func TestDefaultModelBudget(t *testing.T) {
 		a := newAgent(t, o)
 		for i := range 30 {
 			prompt := fmt.Sprintf("Write one sentence about the number %d.", 1000+7*i)
-			turn, err := a.Send(t.Context(), prompt, func(e Event) {
-				if e.Type == EventStats {
-					fmt.Fprintf(os.Stderr, "turn %d: %+v\n", i, *e.Stats)
-				}
-				if e.Type == EventCompact || e.Type == EventToolCall {
-					fmt.Fprintf(os.Stderr, "turn %d: %s %s %s\n", i, e.Text, e.Tool, e.Arguments)
-				}
-			})
+			turn, err := a.Send(t.Context(), prompt, nil)
 			answers(t, prompt, turn, err)
 		}
 		cs := a.Compactions()

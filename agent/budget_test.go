@@ -50,6 +50,7 @@ func TestFitterCutsOnLines(t *testing.T) {
 		{"read_file", "read_file", read, 3000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]\n"},
 		{"read_file window", "read_file", read[strings.Index(read, "\n2000: ")+1:], 2000, true, "[showing lines 2,000–%d of 3,000; call read_file with offset=%d to continue]\n"},
 		{"read_file more", "read_file", numberedLines(400) + "[more lines follow; continue with offset=401]\n", 2000, true, "[showing lines 1–%d; call read_file with offset=%d to continue]\n"},
+		{"read_file stopped", "read_file", numberedLines(400) + "[stopped at line 400 of 3000 to keep the result short; continue with offset=401]\n", 2000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]\n"},
 		{"generic", "grep_search", plain, 1000, true, "[output cut: %d of 5,000 lines shown]\n"},
 		{"one long line", "bash", long, 500, true, "\n[output cut: only the start of line 1 of 2 lines shown]\n"},
 		{"no room", "bash", plain, 0, true, "[output of 5,000 lines not shown: the context window has no room left for it; answer with what you have]\n"},
@@ -189,9 +190,9 @@ func TestAgentFitsToolResult(t *testing.T) {
 	}
 }
 
-// TestAgentReadFileNote: the real read_file on a 3,000-line file (197 KB,
-// which the registry cuts to 64 KB first, so the total is not known); the
-// model is told which lines it sees and where to continue.
+// TestAgentReadFileNote: the real read_file on a 3,000-line file (197 KB;
+// the tool stops at 60 KB and counts the lines); the model is told which
+// lines it sees, of how many, and where to continue.
 func TestAgentReadFileNote(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -213,7 +214,7 @@ func TestAgentReadFileNote(t *testing.T) {
 	if cut == nil {
 		t.Fatal("not cut")
 	}
-	want := fmt.Sprintf("%d: This is line %d of big.txt, with some text to make it long.\n[showing lines 1–%d; call read_file with offset=%d to continue]",
+	want := fmt.Sprintf("%d: This is line %d of big.txt, with some text to make it long.\n[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]",
 		cut.Lines, cut.Lines, cut.Lines, cut.Lines+1)
 	if !strings.Contains(eng.prompts[1], want) {
 		p := eng.prompts[1]

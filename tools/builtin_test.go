@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,7 +156,17 @@ func TestReadFile(t *testing.T) {
 	f.Close()
 	hugeText := filepath.Join(root, "hugetext.txt")
 	os.WriteFile(hugeText, []byte(strings.Repeat("line of text\n", maxWholeFile/13+10)), 0o644)
+	var long strings.Builder // 3,000 lines, 197 KB, no final newline
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&long, "This is line %d of long.txt, with some filler text to make it long.\n", i)
+	}
+	os.WriteFile(filepath.Join(root, "long.txt"), []byte(strings.TrimSuffix(long.String(), "\n")), 0o644)
 	runCases(t, r, []toolCase{
+		// A long read stops on a line, under the registry's cap, and says
+		// where to continue and how many lines there are.
+		{"long", "read_file", `{"path":"long.txt"}`, ErrNone, []string{"1: This is line 1 of", "of long.txt, with some filler text to make it long.\n[stopped at line ", " of 3000 to keep the result short; continue with offset="}, []string{"output truncated"}},
+		{"long from offset", "read_file", `{"path":"long.txt","offset":2990}`, ErrNone, []string{"2990: This", "3000: This is line 3000 of long.txt"}, []string{"stopped"}},
+		{"long window", "read_file", `{"path":"long.txt","offset":10,"limit":2000}`, ErrNone, []string{"10: This", "[stopped at line ", " of 3000 to keep"}, nil},
 		{"whole", "read_file", `{"path":"notes.txt"}`, ErrNone, []string{"1: one\n2: two\n3: three\n4: four\n5: five\n"}, []string{"more lines"}},
 		{"window", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, ErrNone, []string{"2: two\n3: three\n", "continue with offset=4"}, []string{"1: one", "4: four"}},
 		{"offset to end", "read_file", `{"path":"notes.txt","offset":5}`, ErrNone, []string{"5: five"}, []string{"more lines"}},

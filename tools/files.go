@@ -187,10 +187,15 @@ func humanSize(n int64) string {
 
 const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Without offset and limit it returns the whole file; give them only to read part of a long file."
 
-// maxWholeFile is the largest file read_file returns without a window,
-// the largest file the line tools edit and the most text one read_file
-// call returns.
+// maxWholeFile is the largest file read_file reads without a window and
+// the largest file the line tools edit.
 const maxWholeFile = 10 << 20
+
+// maxReadText is the most text one read_file call returns: below the
+// registry's DefaultMaxOutput, so that a long read stops on a line
+// boundary with a note saying where to continue, and how many lines the
+// file has, instead of being cut mid-line.
+const maxReadText = 60 << 10
 
 // maxLine is the longest line read_file returns; the rest of a longer line
 // is skipped, so that a window into a huge file without line breaks stays
@@ -252,8 +257,16 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 			fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
 			return b.String(), nil
 		}
-		if b.Len() >= maxWholeFile {
-			fmt.Fprintf(&b, "[stopped after %s of text; continue with offset=%d]\n", humanSize(maxWholeFile), n)
+		if b.Len() >= maxReadText {
+			total := ""
+			if fi.Size() <= maxWholeFile {
+				rest, err := countLines(ctx, br)
+				if err != nil {
+					return "", f.sb.pathError(a.Path, err)
+				}
+				total = fmt.Sprintf(" of %d", n+rest)
+			}
+			fmt.Fprintf(&b, "[stopped at line %d%s to keep the result short; continue with offset=%d]\n", n-1, total, n)
 			return b.String(), nil
 		}
 		fmt.Fprintf(&b, "%d: %s", n, strings.TrimSuffix(string(line), "\r"))
@@ -267,6 +280,32 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		return "", Errorf(ErrValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
 	}
 	return b.String(), nil
+}
+
+// countLines counts the lines left in br (a last line without a
+// newline counts).
+func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
+	n, partial := 0, false
+	buf := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := br.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if k > 0 {
+			partial = buf[k-1] != '\n'
+		}
+		if err == io.EOF {
+			if partial {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // readLine returns the next line without its "\n", at most max bytes of
