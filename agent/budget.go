@@ -270,8 +270,10 @@ func lineNumber(line string) int {
 func cutNote(tool, data string, ends []int) func(shown, total int, partial bool) string {
 	if tool == "read_file" && len(ends) > 0 {
 		first := lineNumber(data[:ends[0]])
-		last, of := 0, 0 // the last numbered line; the file's lines, if known
-		for i := len(ends) - 1; i >= 0 && i >= len(ends)-3; i-- { // the tool's own note may follow
+		// The last numbered line, and the file's line count if known
+		// (-1: the tool stopped early). The tool's own note may follow.
+		last, of := 0, 0
+		for i := len(ends) - 1; i >= 0 && i >= len(ends)-3; i-- {
 			start := 0
 			if i > 0 {
 				start = ends[i-1]
