@@ -312,7 +312,7 @@ func cutNote(tool, data string, ends []int) func(shown, total int, partial bool)
 				if of > 0 {
 					ofText = " of " + thousands(of)
 				}
-				return fmt.Sprintf("[showing lines %s–%s%s; call read_file with offset=%d to continue]\n",
+				return fmt.Sprintf("[showing lines %s–%s%s; call read_file with offset=%d to continue, or answer from these lines]\n",
 					thousands(first), thousands(prev), ofText, prev+1)
 			}
 		}
@@ -321,7 +321,7 @@ func cutNote(tool, data string, ends []int) func(shown, total int, partial bool)
 		if partial || shown == 0 {
 			return fmt.Sprintf("\n[output cut: only the start of line 1 of %s lines shown]\n", thousands(total))
 		}
-		return fmt.Sprintf("[output cut: %s of %s lines shown]\n", thousands(shown), thousands(total))
+		return fmt.Sprintf("[output cut: %s of %s lines shown; answer from these, or narrow the request]\n", thousands(shown), thousands(total))
 	}
 }
 

@@ -84,7 +84,7 @@ func TestDefaultModelBudget(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ name, tool, prompt string }{
-		{"200KB file", "read_file", "Read all of big.txt, then tell me what it is about."},
+		{"200KB file", "read_file", "Read big.txt and tell me what it is about."},
 		{"5000-line grep", "grep_search", "Use grep_search to find the lines containing TODO. How many are shown?"},
 		{"1MB command", "bash", "Run the bash command: seq 1 200000"},
 	} {

@@ -47,11 +47,11 @@ func TestFitterCutsOnLines(t *testing.T) {
 		wantNote         string
 	}{
 		{"fits", "read_file", numberedLines(3), 1000, false, ""},
-		{"read_file", "read_file", read, 3000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]\n"},
-		{"read_file window", "read_file", read[strings.Index(read, "\n2000: ")+1:], 2000, true, "[showing lines 2,000–%d of 3,000; call read_file with offset=%d to continue]\n"},
-		{"read_file more", "read_file", numberedLines(400) + "[more lines follow; continue with offset=401]\n", 2000, true, "[showing lines 1–%d; call read_file with offset=%d to continue]\n"},
-		{"read_file stopped", "read_file", numberedLines(400) + "[stopped at line 400 of 3000 to keep the result short; continue with offset=401]\n", 2000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]\n"},
-		{"generic", "grep_search", plain, 1000, true, "[output cut: %d of 5,000 lines shown]\n"},
+		{"read_file", "read_file", read, 3000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue, or answer from these lines]\n"},
+		{"read_file window", "read_file", read[strings.Index(read, "\n2000: ")+1:], 2000, true, "[showing lines 2,000–%d of 3,000; call read_file with offset=%d to continue, or answer from these lines]\n"},
+		{"read_file more", "read_file", numberedLines(400) + "[more lines follow; continue with offset=401]\n", 2000, true, "[showing lines 1–%d; call read_file with offset=%d to continue, or answer from these lines]\n"},
+		{"read_file stopped", "read_file", numberedLines(400) + "[stopped at line 400 of 3000 to keep the result short; continue with offset=401]\n", 2000, true, "[showing lines 1–%d of 3,000; call read_file with offset=%d to continue, or answer from these lines]\n"},
+		{"generic", "grep_search", plain, 1000, true, "[output cut: %d of 5,000 lines shown; answer from these, or narrow the request]\n"},
 		{"one long line", "bash", long, 500, true, "\n[output cut: only the start of line 1 of 2 lines shown]\n"},
 		{"no room", "bash", plain, 0, true, "[output of 5,000 lines not shown: the context window has no room left for it; answer with what you have]\n"},
 		{"no room read_file", "read_file", read, 10, true, "[output of 3,000 lines not shown: the context window has no room left for it; answer with what you have]\n"},
@@ -171,7 +171,7 @@ func TestAgentFitsToolResult(t *testing.T) {
 	if shown := len(eng.prompts[1]) - before; shown > (window-reply-before)/2+200 {
 		t.Errorf("the result took %d tokens of %d left", shown, window-reply-before)
 	}
-	want := fmt.Sprintf("[output cut: %d of 100,000 lines shown]", cut.Lines)
+	want := fmt.Sprintf("[output cut: %d of 100,000 lines shown; answer from these, or narrow the request]", cut.Lines)
 	if !strings.Contains(eng.prompts[1], want) {
 		t.Fatalf("the model was not told %q", want)
 	}
@@ -214,7 +214,7 @@ func TestAgentReadFileNote(t *testing.T) {
 	if cut == nil {
 		t.Fatal("not cut")
 	}
-	want := fmt.Sprintf("%d: This is line %d of big.txt, with some text to make it long.\n[showing lines 1–%d of 3,000; call read_file with offset=%d to continue]",
+	want := fmt.Sprintf("%d: This is line %d of big.txt, with some text to make it long.\n[showing lines 1–%d of 3,000; call read_file with offset=%d to continue, or answer from these lines]",
 		cut.Lines, cut.Lines, cut.Lines, cut.Lines+1)
 	if !strings.Contains(eng.prompts[1], want) {
 		p := eng.prompts[1]
