@@ -425,7 +425,7 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // may hold code and JSON) and needs no grammar.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages: answerMessages(a.history[:start], a.history[start].Content, turn.Calls, a.modelResult),
+		Messages: a.answerPrompt(start, turn.Calls),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	})
 	if err != nil {
@@ -441,7 +441,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 // turns as text (tool calls and results left out, neighbours of one role
 // merged, as some templates require alternating roles), then the request
 // with the turn's calls and their results.
-func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(tools.Result) string) []Message {
+func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
 	var msgs []Message
 	add := func(role, content string) {
 		content = strings.TrimSpace(content)
@@ -462,7 +462,7 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 	var b strings.Builder
 	b.WriteString(request)
 	for _, c := range calls {
-		out := result(c.Result)
+		out := result(c)
 		fence := codeFence(out)
 		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
 	}

@@ -190,6 +190,23 @@ func TestAgentFitsToolResult(t *testing.T) {
 	}
 }
 
+// TestAgentAnswerSeparatelyFits: an empty answer after a huge result is
+// written again in a prompt without tools; that prompt fits too.
+func TestAgentAnswerSeparatelyFits(t *testing.T) {
+	const window, reply = 6000, 200
+	a, eng := budgetAgent(t, window, bigRegistry(t), Options{MaxTokens: reply}, dump(100000), "", "Plenty of output.")
+	turn, err := a.Send(t.Context(), "dump everything", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Content != "Plenty of output." || len(eng.prompts) != 3 {
+		t.Fatalf("turn %q after %d replies", turn.Content, len(eng.prompts))
+	}
+	if p := eng.prompts[2]; len(p)+reply > window || strings.Contains(p, `"name": "dump"`) || !strings.Contains(p, "[output cut: ") {
+		t.Fatalf("answer prompt (%d tokens):\n%s", len(p), p[max(len(p)-400, 0):])
+	}
+}
+
 // TestAgentReadFileNote: the real read_file on a 3,000-line file (197 KB;
 // the tool stops at 60 KB and counts the lines); the model is told which
 // lines it sees, of how many, and where to continue.

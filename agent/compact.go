@@ -251,6 +251,37 @@ func (a *Agent) modelResultFitted(req CompletionRequest, call grammar.Call, r to
 	return a.modelResult(r), nil
 }
 
+// answerPrompt is the prompt of an answer written without tools for the
+// turn that began at history[start] (see answerMessages), its results
+// fitted, if need be, so that it and the reply fit the window: each
+// result gets an equal share of the room.
+func (a *Agent) answerPrompt(start int, calls []ToolRecord) []Message {
+	earlier, request := a.history[:start], a.history[start].Content
+	msgs := answerMessages(earlier, request, calls, func(r ToolRecord) string { return a.modelResult(r.Result) })
+	window := a.c.Window()
+	if window <= 0 || len(calls) == 0 {
+		return msgs
+	}
+	req := CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None}
+	reply := replyBudget(window, a.opts.MaxTokens)
+	if n, err := a.c.PromptTokens(req); err != nil || n+reply <= window {
+		return msgs
+	}
+	req.Messages = answerMessages(earlier, request, calls, func(ToolRecord) string { return "" })
+	base, err := a.c.PromptTokens(req)
+	if err != nil {
+		return msgs
+	}
+	limit := max((window-reply-base)/len(calls), 0)
+	return answerMessages(earlier, request, calls, func(r ToolRecord) string {
+		shown, _, err := a.fitResult(r.Name, r.Result, limit)
+		if err != nil {
+			return a.modelResult(r.Result)
+		}
+		return a.modelResult(shown)
+	})
+}
+
 // tokenizer is what BaseTokens needs of a model.
 type tokenizer interface {
 	Tokenize(text string, addSpecial, parseSpecial bool) ([]inference.Token, error)

@@ -195,7 +195,7 @@ func TestAgentEmptyAnswer(t *testing.T) {
 }
 
 func TestAnswerMessages(t *testing.T) {
-	res := func(r tools.Result) string { return r.Compact() }
+	res := func(r ToolRecord) string { return r.Result.Compact() }
 	earlier := []Message{
 		{Role: RoleUser, Content: "a"},
 		{Role: RoleAssistant, ToolCalls: []grammar.Call{{Name: "echo"}}},
