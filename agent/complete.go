@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -282,4 +283,23 @@ func (c *Completer) continueCall(ctx context.Context, req CompletionRequest, p p
 	s.GenerateDuration += first.Stats.GenerateDuration
 	s.GrammarResamples += first.Stats.GrammarResamples
 	return res, err
+}
+
+// Call has the model call tool once, greedily, in a fresh conversation of
+// a system and a user message, and returns the call's arguments: a
+// one-shot structured answer, valid under the tool's schema.
+func (c *Completer) Call(ctx context.Context, system, user string, tool grammar.Tool, maxTokens int) (json.RawMessage, error) {
+	s := inference.DefaultSampling()
+	s.Temperature = 0
+	comp, err := c.Complete(ctx, CompletionRequest{
+		Messages: []Message{{Role: RoleSystem, Content: system}, {Role: RoleUser, Content: user}},
+		Tools:    []grammar.Tool{tool}, ToolChoice: grammar.Required, Sampling: s, MaxTokens: maxTokens,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(comp.Calls) == 0 {
+		return nil, fmt.Errorf("agent: the model did not call %s: %q", tool.Name, comp.Raw)
+	}
+	return comp.Calls[0].Arguments, nil
 }
