@@ -280,6 +280,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		on = func(Event) {}
 	}
 	var turn Turn
+	ctx = tools.WithRequest(ctx, text) // what read_file's curator chooses for
 	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)

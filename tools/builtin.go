@@ -14,6 +14,7 @@ type builtinConfig struct {
 	now      func() time.Time
 	shell    string
 	journal  *Journal
+	curator  Curator
 }
 
 // WithRegistryOptions passes options to the registry Builtin creates.
@@ -38,6 +39,13 @@ func WithJournal(j *Journal) BuiltinOption {
 	return func(c *builtinConfig) { c.journal = j }
 }
 
+// WithCurator has read_file answer a read of a whole long file with the
+// parts of it that the request the call serves needs (see [WithRequest]),
+// as c chooses them.
+func WithCurator(c Curator) BuiltinOption {
+	return func(cfg *builtinConfig) { cfg.curator = c }
+}
+
 // Builtin returns a registry holding the built-in tools, with every path
 // confined to root: ls, read_file, write_file, replace_lines, insert_lines,
 // grep_search, get_current_time, get_working_directory, add_task,
@@ -58,7 +66,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		sb.journal = c.journal
 	}
 	r := NewRegistry(c.registry...)
-	fs := &fileTools{sb: sb}
+	fs := &fileTools{sb: sb, curator: c.curator}
 	tasks := &taskList{}
 	sh := &shell{sb: sb, path: c.shell}
 	for _, add := range []func() error{

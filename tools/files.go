@@ -19,7 +19,8 @@ import (
 
 // fileTools implements the file tools over one sandbox.
 type fileTools struct {
-	sb *Sandbox
+	sb      *Sandbox
+	curator Curator
 }
 
 // display is how a resolved path is echoed back: relative to the root,
@@ -234,6 +235,13 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	}
 	if fi.Size() == 0 {
 		return "(empty file)\n", nil
+	}
+	if request := requestOf(ctx); f.curator != nil && request != "" && !windowed && fi.Size() > curateBytes {
+		out, rest, ok, err := f.curated(ctx, a.Path, br, request)
+		if ok || err != nil {
+			return out, err
+		}
+		br = rest
 	}
 	start := max(a.Offset, 1)
 	var b strings.Builder
