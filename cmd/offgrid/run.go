@@ -35,6 +35,7 @@ type runFlags struct {
 	parallel, noGrammar, asJSON bool
 	verbosePrompt, remind       bool
 	compactTools                bool
+	curator                     string
 	onRepeat, answer            string
 	results                     string
 	resultRole                  string
@@ -89,6 +90,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
+	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
 	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn) or answer (not run; the model answers in text instead); default: the model's catalog setting, else stop")
 	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results folded into the request); default: the model's catalog setting, else inline")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
@@ -108,7 +110,17 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	}
 
 	journal := &tools.Journal{} // for /undo
-	reg, err := builtinTools(f.root, tools.WithJournal(journal))
+	topts := []tools.BuiltinOption{tools.WithJournal(journal)}
+	var cur *sessionCurator
+	switch f.curator {
+	case "ranked", "model":
+		cur = newSessionCurator(env, f.threads, f.curator == "model")
+		topts = append(topts, tools.WithCurator(cur))
+	case "off":
+	default:
+		return fmt.Errorf("%w: --curator: want ranked, model or off, not %q", errUsage, f.curator)
+	}
+	reg, err := builtinTools(f.root, topts...)
 	if err != nil {
 		return err
 	}
@@ -122,7 +134,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
 		}
 	}
-	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, policy: pol, prompter: prompter}
+	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, policy: pol, prompter: prompter, curator: cur}
 	lm, err := ld.load(ctx, f.model)
 	if err != nil {
 		return err
@@ -151,6 +163,7 @@ type loader struct {
 	reg      *tools.Registry
 	policy   agent.Policy
 	prompter permission.Prompter
+	curator  *sessionCurator // nil with --curator off
 }
 
 // loaded is a model ready to chat.
@@ -158,13 +171,15 @@ type loaded struct {
 	m    *inference.Model
 	mc   *inference.Context
 	ag   *agent.Agent
+	cur  *curatorModel // nil without a curator
 	path string
 	name string
 }
 
-// Close frees the context and the model.
+// Close frees the contexts and the model.
 func (l *loaded) Close() {
 	l.mc.Close()
+	l.cur.Close()
 	l.m.Close()
 }
 
@@ -217,7 +232,11 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		m.Close()
 		return nil, err
 	}
-	return &loaded{m: m, mc: mc, ag: ag, path: path, name: modelName(m, path)}, nil
+	l := &loaded{m: m, mc: mc, ag: ag, path: path, name: modelName(m, path)}
+	if ld.curator != nil {
+		l.cur = ld.curator.use(m, path)
+	}
+	return l, nil
 }
 
 func modelName(m *inference.Model, path string) string {
