@@ -19,6 +19,7 @@ import (
 
 const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
 	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
+	"       bench --curator -m MODEL [--picks N]\n" +
 	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
 	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
 	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers."
@@ -41,6 +42,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable)")
 	agentMode := fs.Bool("agent", false, "run the agent task suite instead of BFCL")
+	curatorMode := fs.Bool("curator", false, "run the file-curator suite (ten long files, a question each) instead of BFCL")
+	picks := fs.Int("picks", 3, "--curator: the most sections of 30 lines the curator returns")
 	var af agentBenchFlags
 	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file or builtin")
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
@@ -62,6 +65,15 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		if m != "on" && m != "off" {
 			return fmt.Errorf("%w: --grammar: want on, off or on,off, not %q", errUsage, m)
 		}
+	}
+	if *curatorMode {
+		if len(*modelRefs) != 1 {
+			return fmt.Errorf("%w: --curator wants one -m MODEL", errUsage)
+		}
+		if *picks < 1 {
+			return fmt.Errorf("%w: --picks must be at least 1", errUsage)
+		}
+		return benchCurator(ctx, env, (*modelRefs)[0], *threads, *picks, *asJSON)
 	}
 	if *agentMode {
 		if len(*modelRefs) == 0 {
