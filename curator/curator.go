@@ -341,7 +341,8 @@ func matches(line, term string) int {
 
 // score ranks sections: the sum over the request's terms found in a
 // section of the term's rarity across sections (idf) times 1 + log of
-// its count there, times the number of distinct terms found, so that a
+// its count there (doubled for terms with digits: numbers and codes name
+// one thing), times the number of distinct terms found, so that a
 // section with several of the request's words beats one repeating one.
 func score(ts []string, lines []string, secs []Range) []float64 {
 	scores := make([]float64, len(secs))
@@ -371,7 +372,11 @@ func score(ts []string, lines []string, secs []Range) []float64 {
 				continue
 			}
 			idf := math.Log(float64(len(secs)+1) / (float64(df[t]) + 0.5))
-			sum += max(idf, 0.01) * (1 + math.Log(float64(tf[s][t])))
+			w := max(idf, 0.01) * (1 + math.Log(float64(tf[s][t])))
+			if strings.ContainsFunc(ts[t], unicode.IsDigit) {
+				w *= 2 // a number or code names one thing
+			}
+			sum += w
 			distinct++
 		}
 		scores[s] = sum * float64(distinct)
