@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/curator"
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/tools"
 )
@@ -49,7 +50,7 @@ func TestDefaultModelBudget(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644)
 	os.WriteFile(filepath.Join(dir, "todo.go"), []byte(todo.String()), 0o644)
-	reg, err := tools.Builtin(dir)
+	reg, err := tools.Builtin(dir, tools.WithCurator(curator.New(curator.Options{})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestDefaultModelBudget(t *testing.T) {
 	s := inference.DefaultSampling()
 	s.Temperature, s.Seed = 0, 1
 	// The catalog's settings for the default model.
-	opts := Options{Sampling: s, MaxTokens: 96, Remind: true, OnRepeat: RepeatAnswer}
+	opts := Options{Sampling: s, MaxTokens: 96, OnRepeat: RepeatAnswer, Answer: AnswerSeparate}
 	newAgent := func(t *testing.T, o Options) *Agent {
 		a, err := New(comp, reg, pol, nil, o)
 		if err != nil {
