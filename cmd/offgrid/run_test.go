@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,48 +154,73 @@ func TestRunREPLInterrupt(t *testing.T) {
 }
 
 // TestRunDefaultModel is the acceptance run of the default model, with
-// default flags: `offgrid run -p "What does notes.txt say?" --yes --json`
-// in a directory holding notes.txt must read it and answer with its
-// content. It takes a minute on a loaded CPU; -short skips it.
+// default flags: `offgrid run -p PROMPT --yes --json` in a directory of a
+// few files must read the file asked about and answer from it: a short
+// note, and a line near the end of a 3,000-line file (197 KB, larger
+// than the context window). It takes minutes on a loaded CPU; -short
+// skips it.
 func TestRunDefaultModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model acceptance run")
 	}
+	var big strings.Builder
+	for i := 1; i <= 3000; i++ {
+		if i == 2999 {
+			big.WriteString("Line 2999: the treasure is buried under the old oak tree.\n")
+			continue
+		}
+		fmt.Fprintf(&big, "Line %d: the quick brown fox jumps over the lazy dog again.\n", i)
+	}
 	dir := t.TempDir()
-	files := map[string]string{"notes.txt": "Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n", "main.go": "package main\n", "README.md": "# Demo\n"}
+	files := map[string]string{"notes.txt": "Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n", "main.go": "package main\n", "README.md": "# Demo\n",
+		"big.txt": big.String()}
 	for f, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Chdir(dir)
-	var out bytes.Buffer
-	env, errb := runEnv(t, "", &out)
-	if _, err := resolveModel(context.Background(), env, ""); err != nil {
-		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
-	}
-	code := runMain(t.Context(), env, []string{"run", "-p", "What does notes.txt say?", "--yes", "--json"})
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, errb.String())
-	}
-	var read bool
-	var final string
-	var trace []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e agent.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
-		}
-		switch e.Type {
-		case agent.EventToolCall:
-			read = read || e.Tool == "read_file" && strings.Contains(string(e.Arguments), "notes.txt")
-			trace = append(trace, "call "+e.Tool+" "+string(e.Arguments))
-		case agent.EventFinal:
-			final = e.Text
-			trace = append(trace, "final "+e.Text)
-		}
-	}
-	if !read || !strings.Contains(final, "milk") || !strings.Contains(final, "7421") {
-		t.Fatalf("want a read_file of notes.txt and an answer with its content; got:\n%s", strings.Join(trace, "\n"))
+	for _, tc := range []struct {
+		prompt, file string
+		want         []string
+	}{
+		{"What does notes.txt say?", "notes.txt", []string{"milk", "7421"}},
+		{"What is on line 2999 of big.txt?", "big.txt", []string{"oak tree"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			var out bytes.Buffer
+			env, errb := runEnv(t, "", &out)
+			if _, err := resolveModel(context.Background(), env, ""); err != nil {
+				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
+			}
+			code := runMain(t.Context(), env, []string{"run", "-p", tc.prompt, "--yes", "--json"})
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, errb.String())
+			}
+			var read bool
+			var final string
+			var trace []string
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var e agent.Event
+				if err := json.Unmarshal([]byte(line), &e); err != nil {
+					t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+				}
+				switch e.Type {
+				case agent.EventToolCall:
+					read = read || e.Tool == "read_file" && strings.Contains(string(e.Arguments), tc.file)
+					trace = append(trace, "call "+e.Tool+" "+string(e.Arguments))
+				case agent.EventFinal:
+					final = e.Text
+					trace = append(trace, "final "+e.Text)
+				}
+			}
+			ok := read
+			for _, w := range tc.want {
+				ok = ok && strings.Contains(final, w)
+			}
+			if !ok {
+				t.Fatalf("want a read_file of %s and an answer with %q; got:\n%s", tc.file, tc.want, strings.Join(trace, "\n"))
+			}
+		})
 	}
 }
