@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/internal/testenv"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// fsServer returns the --mcp value of the reference filesystem server
+// over dir, skipping the test when npx is missing.
+func fsServer(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
+	}
+	return "fs=npx -y @modelcontextprotocol/server-filesystem " + strconv.Quote(dir)
+}
+
+// TestToolsMCP: tools list shows an MCP server's tools with their source
+// and risk; tools call runs one; permissions apply to them by name.
+func TestToolsMCP(t *testing.T) {
+	root, config := toolsRoot(t), t.TempDir()
+	srv := fsServer(t, root)
+	code, _, out, errb := runTools(t, config, "", "list", "--root", root, "--mcp", srv)
+	if code != 0 {
+		testenv.Missing(t, "tools list with the filesystem server: exit %d (npx needs the npm registry once)\n%s", code, errb)
+		return
+	}
+	for _, re := range []string{`(?m)^ls\s+safe\s+builtin\s`, `(?m)^fs_list_directory\s+safe\s+mcp:fs\s+path$`, `(?m)^fs_write_file\s+high\s+mcp:fs\s+path content$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("tools list lacks %s:\n%s", re, out)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		typ  tools.ErrorType
+		has  string
+	}{
+		{"safe MCP tool", []string{"fs_list_directory", `{"path":` + strconv.Quote(root) + `}`}, 0, tools.ErrNone, "[FILE] README"},
+		{"high-risk MCP tool without a terminal", []string{"fs_write_file", `{"path":` + strconv.Quote(filepath.Join(root, "x")) + `,"content":"x"}`}, 1, tools.ErrPermissionDenied, "fs_write_file"},
+		{"--deny an MCP tool", []string{"fs_list_directory", `{"path":"."}`, "--deny", "fs_list_directory", "--yes"}, 1, tools.ErrPermissionDenied, "--deny fs_list_directory"},
+		{"invalid arguments", []string{"fs_list_directory", `{"dir":"."}`, "--yes"}, 1, tools.ErrValidationFailed, "path"},
+	} {
+		code, res, _, errb := runTools(t, config, "", append(append([]string{"call"}, tc.args...), "--root", root, "--mcp", srv)...)
+		if code != tc.code || res.ErrorType != tc.typ || !strings.Contains(res.Text()+res.Message(), tc.has) {
+			t.Errorf("%s: exit %d, %s; want exit %d, %s with %q\n%s", tc.name, code, res, tc.code, tc.typ, tc.has, errb)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {
+		t.Error("the denied write happened")
+	}
+}
+
+// TestMCPConfig: bad --mcp values and config files are errors that name
+// the problem; a server of the file that does not start is a warning.
+func TestMCPConfig(t *testing.T) {
+	config := t.TempDir()
+	file := filepath.Join(config, "offgrid", "mcp.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	for _, tc := range []struct {
+		name, json string
+		args       []string
+		code       int
+		has        string
+	}{
+		{"flag without name", "", []string{"--mcp", "npx server"}, 2, "want NAME=COMMAND"},
+		{"flag with expansion", "", []string{"--mcp", "x=server $HOME"}, 2, "only plain and quoted words"},
+		{"timeout", "", []string{"--mcp", "x=server", "--mcp-timeout", "0s"}, 2, "--mcp-timeout"},
+		{"bad file", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, nil, 1, file + ": mcpServers.fs.args: want an array of strings"},
+		{"bad file, not read", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, []string{"--mcp-config", "none"}, 0, ""},
+		{"server of the file that does not start", `{"mcpServers":{"gone":{"command":"/no/such/server"}}}`, nil, 0, "warning: MCP server gone (" + file + ") was not started"},
+		{"server of a flag that does not start", "", []string{"--mcp", "gone=/no/such/server"}, 1, "MCP server gone: /no/such/server"},
+	} {
+		os.Remove(file)
+		if tc.json != "" {
+			os.WriteFile(file, []byte(tc.json), 0o600)
+		}
+		code, _, _, errb := runTools(t, config, "", append([]string{"list"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errb, tc.has) {
+			t.Errorf("%s: exit %d, want %d; stderr:\n%s", tc.name, code, tc.code, errb)
+		}
+	}
+}
