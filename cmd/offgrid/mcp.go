@@ -63,7 +63,7 @@ func (f *mcpFlags) list(env *cliEnv) ([]mcp.Server, error) {
 
 // start starts the configured MCP servers and adds their tools to reg.
 // Close the result (nil when there are none) when done.
-func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry) (*mcp.Servers, error) {
+func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, reserved []string) (*mcp.Servers, error) {
 	if f.timeout <= 0 {
 		return nil, fmt.Errorf("%w: --mcp-timeout must be positive", errUsage)
 	}
@@ -72,8 +72,36 @@ func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry) 
 		return nil, err
 	}
 	return mcp.Start(ctx, reg, list, mcp.Options{
-		Timeout: f.timeout,
-		Warn:    func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
-		Version: offgridVersion(),
+		Timeout:  f.timeout,
+		Warn:     func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
+		Version:  offgridVersion(),
+		Reserved: reserved,
 	})
+}
+
+// sessionTools returns the tools of a session over root: the MCP
+// servers' first, then the built-in ones. Small models favour the first
+// tools they are shown, and the user attached the servers for this
+// session: with the built-in tools first, the default model answers
+// "list the files in DIR" with ls, not with the server it was given.
+// Close the servers (nil when there are none) when done.
+func sessionTools(ctx context.Context, env *cliEnv, root string, f *mcpFlags, opts ...tools.BuiltinOption) (*tools.Registry, *mcp.Servers, error) {
+	builtin, err := builtinTools(root, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for _, t := range builtin.Tools() {
+		names = append(names, t.Name)
+	}
+	reg := tools.NewRegistry()
+	servers, err := f.start(ctx, env, reg, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reg.Replace(nil, builtin.Tools()); err != nil {
+		servers.Close()
+		return nil, nil, err
+	}
+	return reg, servers, nil
 }

@@ -122,11 +122,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	default:
 		return fmt.Errorf("%w: --curator: want ranked, model or off, not %q", errUsage, f.curator)
 	}
-	reg, err := builtinTools(f.root, topts...)
-	if err != nil {
-		return err
-	}
-	servers, err := f.mcp.start(ctx, env, reg)
+	reg, servers, err := sessionTools(ctx, env, f.root, f.mcp, topts...)
 	if err != nil {
 		return err
 	}

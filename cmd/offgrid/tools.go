@@ -50,11 +50,7 @@ func toolsList(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: tools list takes no arguments", errUsage)
 	}
-	reg, err := builtinTools(*root)
-	if err != nil {
-		return err
-	}
-	servers, err := mcpf.start(ctx, env, reg)
+	reg, servers, err := sessionTools(ctx, env, *root, mcpf)
 	if err != nil {
 		return err
 	}
@@ -156,11 +152,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 			raw = b
 		}
 	}
-	reg, err := builtinTools(*root)
-	if err != nil {
-		return err
-	}
-	servers, err := mcpf.start(ctx, env, reg)
+	reg, servers, err := sessionTools(ctx, env, *root, mcpf)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	Warn func(string)
 	// Version is offgrid's version, sent to the servers.
 	Version string
+	// Reserved names are kept for tools added to the registry later (the
+	// built-in ones): a server's tool of such a name is skipped.
+	Reserved []string
 }
 
 // Servers are running MCP servers whose tools are in a registry. Close
@@ -241,7 +244,8 @@ func (srv *server) refresh(ctx context.Context) error {
 			srv.set.opts.Warn(fmt.Sprintf("MCP server %s: tool %q skipped: %v", srv.cfg.Name, t.Name, err))
 			continue
 		}
-		if _, taken := srv.set.reg.Lookup(tool.Name); seen[tool.Name] || taken && !slices.Contains(old, tool.Name) {
+		_, taken := srv.set.reg.Lookup(tool.Name)
+		if seen[tool.Name] || taken && !slices.Contains(old, tool.Name) || slices.Contains(srv.set.opts.Reserved, tool.Name) {
 			srv.set.opts.Warn(fmt.Sprintf("MCP server %s: tool %q skipped: the name %s is taken", srv.cfg.Name, t.Name, tool.Name))
 			continue
 		}

@@ -234,12 +234,15 @@ func TestStartErrors(t *testing.T) {
 		}
 	}
 	missing.Optional = true
-	reg, _, w := start(t, Options{}, missing, testServer("t"))
+	reg, _, w := start(t, Options{Reserved: []string{"t_fail"}}, missing, testServer("t"))
 	if !w.has("MCP server nope (--mcp) was not started") {
 		t.Errorf("warnings %q", w.list)
 	}
 	if _, ok := reg.Lookup("t_order"); !ok {
 		t.Error("the other server's tools are missing")
+	}
+	if _, ok := reg.Lookup("t_fail"); ok || !w.has(`tool "fail" skipped: the name t_fail is taken`) {
+		t.Errorf("a reserved name was taken; warnings %q", w.list)
 	}
 }
 
