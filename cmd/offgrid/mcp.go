@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -17,6 +19,7 @@ type mcpFlags struct {
 	servers []string
 	config  string
 	timeout time.Duration
+	tools   []string // --tools: name patterns of the tools to offer
 }
 
 func addMCPFlags(fs *pflag.FlagSet) *mcpFlags {
@@ -24,7 +27,23 @@ func addMCPFlags(fs *pflag.FlagSet) *mcpFlags {
 	fs.StringArrayVar(&f.servers, "mcp", nil, "attach an MCP server: 'NAME=COMMAND ARGS…' (repeatable); its tools are NAME_TOOL")
 	fs.StringVar(&f.config, "mcp-config", "", "MCP servers file (default: $XDG_CONFIG_HOME/offgrid/mcp.json; none: read none)")
 	fs.DurationVar(&f.timeout, "mcp-timeout", mcp.DefaultTimeout, "cap on each MCP tool call")
+	fs.StringSliceVar(&f.tools, "tools", nil, "offer only the tools whose names match these patterns (comma-separated, * and ? wildcards, e.g. 'fs_*,read_file'; default: all)")
 	return f
+}
+
+// keep returns the --tools filter, or nil for all tools.
+func (f *mcpFlags) keep() (func(string) bool, error) {
+	if len(f.tools) == 0 {
+		return nil, nil
+	}
+	for _, p := range f.tools {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("%w: --tools %q: %v", errUsage, p, err)
+		}
+	}
+	return func(name string) bool {
+		return slices.ContainsFunc(f.tools, func(p string) bool { ok, _ := path.Match(p, name); return ok })
+	}, nil
 }
 
 // servers returns the configured servers: the config file's, then the
@@ -63,7 +82,7 @@ func (f *mcpFlags) list(env *cliEnv) ([]mcp.Server, error) {
 
 // start starts the configured MCP servers and adds their tools to reg.
 // Close the result (nil when there are none) when done.
-func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, reserved []string) (*mcp.Servers, error) {
+func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, reserved []string, keep func(string) bool) (*mcp.Servers, error) {
 	if f.timeout <= 0 {
 		return nil, fmt.Errorf("%w: --mcp-timeout must be positive", errUsage)
 	}
@@ -76,6 +95,7 @@ func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, 
 		Warn:     func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
 		Version:  offgridVersion(),
 		Reserved: reserved,
+		Keep:     keep,
 	})
 }
 
@@ -84,24 +104,39 @@ func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, 
 // tools they are shown, and the user attached the servers for this
 // session: with the built-in tools first, the default model answers
 // "list the files in DIR" with ls, not with the server it was given.
-// Close the servers (nil when there are none) when done.
+// --tools chooses among them. Close the servers (nil when there are none)
+// when done.
 func sessionTools(ctx context.Context, env *cliEnv, root string, f *mcpFlags, opts ...tools.BuiltinOption) (*tools.Registry, *mcp.Servers, error) {
 	builtin, err := builtinTools(root, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
-	var names []string
-	for _, t := range builtin.Tools() {
-		names = append(names, t.Name)
-	}
-	reg := tools.NewRegistry()
-	servers, err := f.start(ctx, env, reg, names)
+	keep, err := f.keep()
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := reg.Replace(nil, builtin.Tools()); err != nil {
+	var names []string
+	var kept []*tools.Tool
+	for _, t := range builtin.Tools() {
+		names = append(names, t.Name)
+		if keep == nil || keep(t.Name) {
+			kept = append(kept, t)
+		}
+	}
+	reg := tools.NewRegistry()
+	servers, err := f.start(ctx, env, reg, names, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reg.Replace(nil, kept); err != nil {
 		servers.Close()
 		return nil, nil, err
+	}
+	for _, p := range f.tools {
+		if !slices.ContainsFunc(reg.Tools(), func(t *tools.Tool) bool { ok, _ := path.Match(p, t.Name); return ok }) {
+			servers.Close()
+			return nil, nil, fmt.Errorf("%w: --tools %s: no such tool (see offgrid tools list)", errUsage, p)
+		}
 	}
 	return reg, servers, nil
 }

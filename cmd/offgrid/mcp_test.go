@@ -38,6 +38,11 @@ func TestToolsMCP(t *testing.T) {
 			t.Errorf("tools list lacks %s:\n%s", re, out)
 		}
 	}
+	code, _, out, errb = runTools(t, config, "", "list", "--root", root, "--mcp", srv, "--tools", "fs_list*,ls")
+	if got := regexp.MustCompile(`(?m)^\S+`).FindAllString(out, -1); code != 0 ||
+		strings.Join(got, " ") != "NAME fs_list_directory fs_list_directory_with_sizes fs_list_allowed_directories ls" {
+		t.Errorf("tools list --tools: exit %d, tools %v\n%s", code, got, errb)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -75,6 +80,8 @@ func TestMCPConfig(t *testing.T) {
 		{"flag without name", "", []string{"--mcp", "npx server"}, 2, "want NAME=COMMAND"},
 		{"flag with expansion", "", []string{"--mcp", "x=server $HOME"}, 2, "only plain and quoted words"},
 		{"timeout", "", []string{"--mcp", "x=server", "--mcp-timeout", "0s"}, 2, "--mcp-timeout"},
+		{"--tools matching nothing", "", []string{"--tools", "ls,nope*"}, 2, "--tools nope*: no such tool"},
+		{"--tools bad pattern", "", []string{"--tools", "[x"}, 2, "--tools \"[x\""},
 		{"bad file", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, nil, 1, file + ": mcpServers.fs.args: want an array of strings"},
 		{"bad file, not read", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, []string{"--mcp-config", "none"}, 0, ""},
 		{"server of the file that does not start", `{"mcpServers":{"gone":{"command":"/no/such/server"}}}`, nil, 0, "warning: MCP server gone (" + file + ") was not started"},

@@ -49,6 +49,9 @@ type Options struct {
 	// Reserved names are kept for tools added to the registry later (the
 	// built-in ones): a server's tool of such a name is skipped.
 	Reserved []string
+	// Keep, if set, chooses the tools to register by name; the others
+	// are left out.
+	Keep func(name string) bool
 }
 
 // Servers are running MCP servers whose tools are in a registry. Close
@@ -250,6 +253,9 @@ func (srv *server) refresh(ctx context.Context) error {
 			continue
 		}
 		seen[tool.Name] = true
+		if keep := srv.set.opts.Keep; keep != nil && !keep(tool.Name) {
+			continue
+		}
 		add = append(add, tool)
 	}
 	if err := srv.set.reg.Replace(old, add); err != nil {
