@@ -80,9 +80,10 @@ func (f *mcpFlags) list(env *cliEnv) ([]mcp.Server, error) {
 	return mcp.Merge(file, flags)
 }
 
-// start starts the configured MCP servers and adds their tools to reg.
+// start starts the configured MCP servers and adds their tools to reg,
+// before the tools it holds.
 // Close the result (nil when there are none) when done.
-func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, reserved []string, keep func(string) bool) (*mcp.Servers, error) {
+func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, keep func(string) bool) (*mcp.Servers, error) {
 	if f.timeout <= 0 {
 		return nil, fmt.Errorf("%w: --mcp-timeout must be positive", errUsage)
 	}
@@ -91,23 +92,19 @@ func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, 
 		return nil, err
 	}
 	return mcp.Start(ctx, reg, list, mcp.Options{
-		Timeout:  f.timeout,
-		Warn:     func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
-		Version:  offgridVersion(),
-		Reserved: reserved,
-		Keep:     keep,
+		Timeout: f.timeout,
+		Warn:    func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
+		Version: offgridVersion(),
+		Keep:    keep,
 	})
 }
 
 // sessionTools returns the tools of a session over root: the MCP
-// servers' first, then the built-in ones. Small models favour the first
-// tools they are shown, and the user attached the servers for this
-// session: with the built-in tools first, the default model answers
-// "list the files in DIR" with ls, not with the server it was given.
-// --tools chooses among them. Close the servers (nil when there are none)
-// when done.
+// servers' first (see [mcp.Start]), then the built-in ones; --tools
+// chooses among them. Close the servers (nil when there are none) when
+// done.
 func sessionTools(ctx context.Context, env *cliEnv, root string, f *mcpFlags, opts ...tools.BuiltinOption) (*tools.Registry, *mcp.Servers, error) {
-	builtin, err := builtinTools(root, opts...)
+	reg, err := builtinTools(root, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,21 +112,17 @@ func sessionTools(ctx context.Context, env *cliEnv, root string, f *mcpFlags, op
 	if err != nil {
 		return nil, nil, err
 	}
-	var names []string
-	var kept []*tools.Tool
-	for _, t := range builtin.Tools() {
-		names = append(names, t.Name)
-		if keep == nil || keep(t.Name) {
-			kept = append(kept, t)
+	if keep != nil {
+		var drop []string
+		for _, t := range reg.Tools() {
+			if !keep(t.Name) {
+				drop = append(drop, t.Name)
+			}
 		}
+		reg.Replace(drop, nil)
 	}
-	reg := tools.NewRegistry()
-	servers, err := f.start(ctx, env, reg, names, keep)
+	servers, err := f.start(ctx, env, reg, keep)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := reg.Replace(nil, kept); err != nil {
-		servers.Close()
 		return nil, nil, err
 	}
 	for _, p := range f.tools {

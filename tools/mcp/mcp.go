@@ -46,8 +46,8 @@ type Options struct {
 	Warn func(string)
 	// Version is offgrid's version, sent to the servers.
 	Version string
-	// Reserved names are kept for tools added to the registry later (the
-	// built-in ones): a server's tool of such a name is skipped.
+	// Reserved names are kept for other tools: a server's tool of such a
+	// name is skipped.
 	Reserved []string
 	// Keep, if set, chooses the tools to register by name; the others
 	// are left out.
@@ -62,9 +62,12 @@ type Servers struct {
 	list []*server
 }
 
-// Start starts the servers, lists their tools and adds them to reg. A
-// server that fails to start is an error (the others are stopped), or a
-// warning when it is Optional.
+// Start starts the servers, lists their tools and adds them to reg,
+// before the tools reg already holds: a small model favours the first
+// tools it is shown, and these servers were attached for the session.
+// The names reg holds stay theirs (a server's tool of such a name is
+// skipped). A server that fails to start is an error (the others are
+// stopped, reg is left as it was), or a warning when it is Optional.
 func Start(ctx context.Context, reg *tools.Registry, servers []Server, opts Options) (*Servers, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -78,7 +81,31 @@ func Start(ctx context.Context, reg *tools.Registry, servers []Server, opts Opti
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	held := reg.Tools()
+	var names []string
+	for _, t := range held {
+		names = append(names, t.Name)
+	}
+	opts.Reserved = append(slices.Clip(opts.Reserved), names...)
+	if err := reg.Replace(names, nil); err != nil {
+		return nil, err
+	}
 	s := &Servers{reg: reg, opts: opts}
+	err := s.start(ctx, servers)
+	if err != nil {
+		s.Close()
+	}
+	if err := reg.Replace(nil, held); err != nil { // cannot fail: the names are reserved
+		s.Close()
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Servers) start(ctx context.Context, servers []Server) error {
 	started := make([]*server, len(servers))
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
@@ -96,19 +123,16 @@ func Start(ctx context.Context, reg *tools.Registry, servers []Server, opts Opti
 			s.list = append(s.list, srv)
 			continue
 		case srv != nil:
+			s.reg.Replace(srv.names, nil)
 			srv.close()
 		}
 		if servers[i].Optional {
-			opts.Warn(fmt.Sprintf("MCP server %s (%s) was not started: %v", servers[i].Name, servers[i].Origin, errs[i]))
+			s.opts.Warn(fmt.Sprintf("MCP server %s (%s) was not started: %v", servers[i].Name, servers[i].Origin, errs[i]))
 		} else {
 			failed = append(failed, errs[i])
 		}
 	}
-	if len(failed) > 0 {
-		s.Close()
-		return nil, errors.Join(failed...)
-	}
-	return s, nil
+	return errors.Join(failed...)
 }
 
 // Close stops every server (closing its input, then signalling it and

@@ -222,28 +222,56 @@ func TestServerDies(t *testing.T) {
 	}
 }
 
-// TestStartErrors: a server that cannot start is an error naming it, or
-// a warning when it comes from the config file.
+// TestStartErrors: a server that cannot start is an error naming it (the
+// registry is left as it was), or a warning when it comes from the
+// config file.
 func TestStartErrors(t *testing.T) {
+	own := func() *tools.Registry {
+		reg := tools.NewRegistry()
+		for _, n := range []string{"own", "t_fail"} {
+			reg.Add(&tools.Tool{Name: n, Run: func(context.Context, json.RawMessage) (string, error) { return "own tool", nil }})
+		}
+		return reg
+	}
 	missing := Server{Name: "nope", Command: filepath.Join(t.TempDir(), "no-such-server"), Origin: "--mcp"}
 	notMCP := Server{Name: "cat", Command: "sh", Args: []string{"-c", "echo not json; echo oops >&2"}, Origin: "--mcp"}
 	for _, s := range []Server{missing, notMCP} {
-		_, err := Start(t.Context(), tools.NewRegistry(), []Server{s}, Options{StartTimeout: 20 * time.Second})
+		reg := own()
+		_, err := Start(t.Context(), reg, []Server{testServer("t"), s}, Options{StartTimeout: 20 * time.Second})
 		if err == nil || !strings.Contains(err.Error(), "MCP server "+s.Name) {
 			t.Errorf("%s: err %v", s.Name, err)
 		}
+		if names := toolNames(reg); !slices.Equal(names, []string{"own", "t_fail"}) {
+			t.Errorf("%s: a failed Start left the registry with %v", s.Name, names)
+		}
 	}
 	missing.Optional = true
-	reg, _, w := start(t, Options{Reserved: []string{"t_fail"}}, missing, testServer("t"))
+	reg := own()
+	w := &warnings{}
+	s, err := Start(t.Context(), reg, []Server{missing, testServer("t")}, Options{Warn: w.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	if !w.has("MCP server nope (--mcp) was not started") {
 		t.Errorf("warnings %q", w.list)
 	}
-	if _, ok := reg.Lookup("t_order"); !ok {
-		t.Error("the other server's tools are missing")
+	// The server's tools come first; the registry's names stay its own.
+	names := toolNames(reg)
+	if len(names) < 3 || names[0] != "t_crash" || !slices.Equal(names[len(names)-2:], []string{"own", "t_fail"}) {
+		t.Errorf("tools in the order %v, want the server's first", names)
 	}
-	if _, ok := reg.Lookup("t_fail"); ok || !w.has(`tool "fail" skipped: the name t_fail is taken`) {
-		t.Errorf("a reserved name was taken; warnings %q", w.list)
+	if res := reg.Execute(t.Context(), "t_fail", nil); res.Text() != "own tool" || !w.has(`tool "fail" skipped: the name t_fail is taken`) {
+		t.Errorf("t_fail: %s; warnings %q", shortJSON(res), w.list)
 	}
+}
+
+func toolNames(reg *tools.Registry) []string {
+	var names []string
+	for _, tl := range reg.Tools() {
+		names = append(names, tl.Name)
+	}
+	return names
 }
 
 // TestNoOrphanAfterCrash: when offgrid is killed (SIGKILL: no cleanup
