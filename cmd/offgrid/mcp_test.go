@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/tools"
 )
@@ -96,4 +101,65 @@ func TestMCPConfig(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d; stderr:\n%s", tc.name, code, tc.code, errb)
 		}
 	}
+}
+
+// TestRunMCPDefaultModel is the acceptance run of an MCP server on the
+// default model: `offgrid run --mcp 'fs=npx -y
+// @modelcontextprotocol/server-filesystem DIR' -p "List the files in DIR"
+// --yes --json` must list DIR through the server, every call a valid call
+// of an offered tool, and answer with the files. -short skips it.
+func TestRunMCPDefaultModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the default-model MCP run")
+	}
+	dir := t.TempDir()
+	for f, content := range map[string]string{"notes.txt": "Buy milk\n", "main.go": "package main\n"} {
+		os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
+	srv := fsServer(t, dir)
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	if _, err := resolveModel(context.Background(), env, ""); err != nil {
+		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
+	}
+	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1"})
+	if code != 0 {
+		if strings.Contains(errb.String(), "MCP server fs") {
+			testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
+			return
+		}
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var mcpCalls int
+	var final string
+	var trace []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+		}
+		switch e.Type {
+		case agent.EventToolResult:
+			r := e.Record
+			trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
+			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.ErrValidationFailed {
+				t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
+			}
+			if strings.HasPrefix(r.Name, "fs_") && r.OK() {
+				mcpCalls++
+			}
+		case agent.EventError:
+			if e.Code == agent.InvalidToolSignature {
+				t.Errorf("a reply was not a valid call: %s", e.Text)
+			}
+		case agent.EventFinal:
+			final = e.Text
+			trace = append(trace, "final "+e.Text)
+		}
+	}
+	if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
+		t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
+	}
+	t.Logf("%s", strings.Join(trace, "\n"))
 }
