@@ -93,6 +93,20 @@ type CallCheck struct {
 	Args []string `json:"args,omitempty"`
 }
 
+// AddMCP defines the MCP server name (replacing the suite's own of that
+// name) and has every task use it.
+func (s *Suite) AddMCP(name string, server MCPServer) {
+	if s.MCPServers == nil {
+		s.MCPServers = map[string]MCPServer{}
+	}
+	s.MCPServers[name] = server
+	for i := range s.Tasks {
+		if !slices.Contains(s.Tasks[i].MCP, name) {
+			s.Tasks[i].MCP = append(s.Tasks[i].MCP, name)
+		}
+	}
+}
+
 // BuiltinSuite returns the suite of tasks over offgrid's built-in tools.
 func BuiltinSuite() (*Suite, error) {
 	data, err := builtinSuites.ReadFile("agent/builtin.json")

@@ -60,6 +60,13 @@ func TestMCPSuite(t *testing.T) {
 			t.Errorf("%s passes without the agent doing anything", task.ID)
 		}
 	}
+	// --mcp's servers join every task.
+	s.AddMCP("git", MCPServer{Command: "git-server"})
+	for _, task := range s.Tasks {
+		if strings.Join(task.MCP, ",") != "fs,git" {
+			t.Errorf("%s: servers %v after AddMCP", task.ID, task.MCP)
+		}
+	}
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
-// mcpFlags are the flags that attach MCP servers (run, tools list, tools
-// call, bench --agent).
+// mcpFlags are the flags that attach MCP servers and choose the tools
+// (run, tools list, tools call; bench --agent has its own --mcp).
 type mcpFlags struct {
 	servers []string
 	config  string
@@ -46,7 +46,7 @@ func (f *mcpFlags) keep() (func(string) bool, error) {
 	}, nil
 }
 
-// servers returns the configured servers: the config file's, then the
+// list returns the configured servers: the config file's, then the
 // flags', a flag replacing the file's server of the same name.
 func (f *mcpFlags) list(env *cliEnv) ([]mcp.Server, error) {
 	var flags []mcp.Server
