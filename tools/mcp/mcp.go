@@ -11,6 +11,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,7 +124,7 @@ func (s *Servers) start(ctx context.Context, servers []Server) error {
 			s.list = append(s.list, srv)
 			continue
 		case srv != nil:
-			s.reg.Replace(srv.names, nil)
+			srv.remove()
 			srv.close()
 		}
 		if servers[i].Optional {
@@ -142,11 +143,7 @@ func (s *Servers) Close() {
 		return
 	}
 	for _, srv := range s.list {
-		srv.mu.Lock()
-		names := srv.names
-		srv.names = nil
-		srv.mu.Unlock()
-		s.reg.Replace(names, nil)
+		srv.remove()
 		srv.close()
 	}
 }
@@ -182,12 +179,13 @@ type server struct {
 	ended     chan struct{} // closed when the connection ends
 
 	refreshMu sync.Mutex // one refresh at a time
-	mu        sync.Mutex
-	names     []string // registered tool names
+	mu        sync.Mutex // guards names, closed and their registry entries
+	names     []string   // registered tool names
+	closed    bool       // Servers.Close took the tools out
 }
 
 func (s *Servers) connect(ctx context.Context, cfg Server) (*server, error) {
-	srv := &server{set: s, cfg: cfg, timeout: cmpDuration(cfg.Timeout, s.opts.Timeout),
+	srv := &server{set: s, cfg: cfg, timeout: cmp.Or(cfg.Timeout, s.opts.Timeout),
 		schemas: &schemaLog{}, stderr: &tail{max: 4 << 10}, ended: make(chan struct{})}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Env = append(os.Environ(), cfg.Env...)
@@ -201,7 +199,7 @@ func (s *Servers) connect(ctx context.Context, cfg Server) (*server, error) {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), srv.timeout)
 				defer cancel()
-				if err := srv.refresh(ctx); err != nil {
+				if err := srv.refresh(ctx); err != nil && !srv.isClosed() {
 					s.opts.Warn(fmt.Sprintf("MCP server %s: the tool list changed but could not be read: %v", cfg.Name, err))
 				}
 			}()
@@ -223,13 +221,6 @@ func (s *Servers) connect(ctx context.Context, cfg Server) (*server, error) {
 		close(srv.ended)
 	}()
 	return srv, nil
-}
-
-func cmpDuration(a, b time.Duration) time.Duration {
-	if a > 0 {
-		return a
-	}
-	return b
 }
 
 // close ends the session and makes sure the process group is gone.
@@ -282,17 +273,36 @@ func (srv *server) refresh(ctx context.Context) error {
 		}
 		add = append(add, tool)
 	}
-	if err := srv.set.reg.Replace(old, add); err != nil {
-		return fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
-	}
 	names := make([]string, len(add))
 	for i, t := range add {
 		names[i] = t.Name
 	}
 	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.closed {
+		return nil
+	}
+	if err := srv.set.reg.Replace(srv.names, add); err != nil {
+		return fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
+	}
 	srv.names = names
-	srv.mu.Unlock()
 	return nil
+}
+
+// remove takes the server's tools out of the registry for good: no
+// later refresh adds them again.
+func (srv *server) remove() {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	srv.closed = true
+	srv.set.reg.Replace(srv.names, nil)
+	srv.names = nil
+}
+
+func (srv *server) isClosed() bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.closed
 }
 
 // tool turns an MCP tool into an offgrid one: the name prefixed and
