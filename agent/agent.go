@@ -145,6 +145,7 @@ type Agent struct {
 	prompter permission.Prompter
 	opts     Options
 	defs     []grammar.Tool
+	defsGen  uint64 // the registry generation defs were taken from
 	history  []Message
 	records  []ToolRecord
 	warned   map[string]bool
@@ -155,6 +156,7 @@ type Agent struct {
 // New returns an Agent over the tools of reg. Calls the policy cannot
 // decide are put to prompter; a nil prompter denies them.
 func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.Prompter, opts Options) (*Agent, error) {
+	gen := reg.Generation()
 	defs, err := grammar.ParseTools(reg.OpenAI())
 	if err != nil {
 		return nil, fmt.Errorf("agent: tool definitions: %w", err)
@@ -173,7 +175,7 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 			return nil, err
 		}
 	}
-	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, warned: map[string]bool{}}
+	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, defsGen: gen, warned: map[string]bool{}}
 	if opts.System != "" {
 		a.history = []Message{{Role: RoleSystem, Content: opts.System}}
 	}
@@ -281,6 +283,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	}
 	var turn Turn
 	ctx = tools.WithRequest(ctx, text) // what read_file's curator chooses for
+	a.refreshTools(on)
 	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
@@ -378,6 +381,22 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return a.stop(&turn, step.Err, on)
 		}
 	}
+}
+
+// refreshTools takes the registry's tools again when they changed since
+// the last turn (an MCP server's tool list changed). Should the new list
+// not parse, the turn keeps the old one, with a warning.
+func (a *Agent) refreshTools(on func(Event)) {
+	gen := a.reg.Generation()
+	if gen == a.defsGen {
+		return
+	}
+	defs, err := grammar.ParseTools(a.reg.OpenAI())
+	if err != nil {
+		on(Event{Type: EventWarning, Text: fmt.Sprintf("the tool set changed but cannot be used: %v", err)})
+		return
+	}
+	a.defs, a.defsGen = defs, gen
 }
 
 // complete generates one reply of the turn with the agent's sampling and

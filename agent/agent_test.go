@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -417,5 +418,31 @@ func TestAgentStats(t *testing.T) {
 	}
 	if turn.Stats.PromptTokens != stats[0].PromptTokens+stats[1].PromptTokens {
 		t.Fatalf("turn stats %+v", turn.Stats)
+	}
+}
+
+// TestAgentToolSetChanges: a tool added to the registry between turns
+// (an MCP server's list changed) is offered, and callable under the
+// grammar, from the next turn; one removed is no longer offered.
+func TestAgentToolSetChanges(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{}, permission.Config{AllowAll: true}, nil,
+		"Nothing to do.",
+		hermes(call("later", `{}`)),
+		"Done.")
+	h.send("Hi.")
+	if strings.Contains(h.eng.prompts[0], `"later"`) {
+		t.Fatal("the tool is offered before it exists")
+	}
+	later := &tools.Tool{Name: "later", Description: "A tool that came late.",
+		Run: func(context.Context, json.RawMessage) (string, error) { return "late result", nil }}
+	if err := h.agent.reg.Replace([]string{"write_note"}, []*tools.Tool{later}); err != nil {
+		t.Fatal(err)
+	}
+	turn := h.send("Use the late tool.")
+	if len(turn.Calls) != 1 || turn.Calls[0].Result.Text() != "late result" {
+		t.Fatalf("turn %+v", turn)
+	}
+	if p := h.eng.prompts[1]; !strings.Contains(p, `"name": "later"`) || strings.Contains(p, `"name": "write_note"`) {
+		t.Fatalf("the second turn's prompt does not offer the new tool set:\n%s", p)
 	}
 }

@@ -26,7 +26,16 @@ type Suite struct {
 	// Fixtures are named sets of files (slash-separated path → content)
 	// that tasks start from.
 	Fixtures map[string]map[string]string `json:"fixtures,omitempty"`
-	Tasks    []Task                       `json:"tasks"`
+	// MCPServers are the MCP servers tasks may name (see Task.MCP).
+	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
+	Tasks      []Task               `json:"tasks"`
+}
+
+// MCPServer is how a task's MCP server is started: a command and its
+// arguments, in which {root} stands for the task's directory.
+type MCPServer struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
 }
 
 // Task is one user request, run in a fresh directory, and how to tell
@@ -38,9 +47,15 @@ type Task struct {
 	// to or replaces its files.
 	Fixture string            `json:"fixture,omitempty"`
 	Files   map[string]string `json:"files,omitempty"`
-	Prompt  string            `json:"prompt"`
+	// Prompt is the user's request; {root} stands for the task's
+	// directory.
+	Prompt string `json:"prompt"`
 	// Deny lists tools the user refuses (all others are allowed).
-	Deny   []string `json:"deny,omitempty"`
+	Deny []string `json:"deny,omitempty"`
+	// MCP names the suite's MCP servers the task needs, started in its
+	// directory for the task; their tools (NAME_TOOL) are offered before
+	// the built-in ones.
+	MCP    []string `json:"mcp,omitempty"`
 	Checks Checks   `json:"checks"`
 }
 
@@ -78,6 +93,20 @@ type CallCheck struct {
 	Args []string `json:"args,omitempty"`
 }
 
+// AddMCP defines the MCP server name (replacing the suite's own of that
+// name) and has every task use it.
+func (s *Suite) AddMCP(name string, server MCPServer) {
+	if s.MCPServers == nil {
+		s.MCPServers = map[string]MCPServer{}
+	}
+	s.MCPServers[name] = server
+	for i := range s.Tasks {
+		if !slices.Contains(s.Tasks[i].MCP, name) {
+			s.Tasks[i].MCP = append(s.Tasks[i].MCP, name)
+		}
+	}
+}
+
 // BuiltinSuite returns the suite of tasks over offgrid's built-in tools.
 func BuiltinSuite() (*Suite, error) {
 	data, err := builtinSuites.ReadFile("agent/builtin.json")
@@ -87,10 +116,18 @@ func BuiltinSuite() (*Suite, error) {
 	return ParseSuite(data)
 }
 
-// LoadSuite reads a suite file; "builtin" (or "") is the built-in suite.
+// LoadSuite reads a suite file; "builtin" (or "") is the built-in suite,
+// "mcp" the built-in suite over the reference MCP filesystem server.
 func LoadSuite(path string) (*Suite, error) {
 	if path == "" || path == "builtin" {
 		return BuiltinSuite()
+	}
+	if path == "mcp" {
+		data, err := builtinSuites.ReadFile("agent/mcp.json")
+		if err != nil {
+			return nil, err
+		}
+		return ParseSuite(data)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -127,6 +164,11 @@ func ParseSuite(data []byte) (*Suite, error) {
 			return nil, fmt.Errorf("%w: task %s has no prompt", ErrSuite, t.ID)
 		case t.Fixture != "" && s.Fixtures[t.Fixture] == nil:
 			return nil, fmt.Errorf("%w: task %s: no fixture %q", ErrSuite, t.ID, t.Fixture)
+		}
+		for _, name := range t.MCP {
+			if s.MCPServers[name].Command == "" {
+				return nil, fmt.Errorf("%w: task %s: no MCP server %q with a command in mcp_servers", ErrSuite, t.ID, name)
+			}
 		}
 		seen[t.ID] = true
 		c := t.Checks

@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/internal/testenv"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 func TestBuiltinSuite(t *testing.T) {
@@ -39,6 +43,53 @@ func TestBuiltinSuite(t *testing.T) {
 	}
 }
 
+// TestMCPSuite: the MCP suite parses, its checks are not vacuous, and a
+// task's server starts over the task's directory with its tools before
+// the built-in ones.
+func TestMCPSuite(t *testing.T) {
+	s, err := LoadSuite("mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range s.Tasks {
+		dir := t.TempDir()
+		if err := s.setUp(task, dir); err != nil {
+			t.Fatal(err)
+		}
+		if why := s.check(task, outcome{dir: dir, answer: "", finished: true, now: time.Now()}); len(why) == 0 {
+			t.Errorf("%s passes without the agent doing anything", task.ID)
+		}
+	}
+	// --mcp's servers join every task.
+	s.AddMCP("git", MCPServer{Command: "git-server"})
+	for _, task := range s.Tasks {
+		if strings.Join(task.MCP, ",") != "fs,git" {
+			t.Errorf("%s: servers %v after AddMCP", task.ID, task.MCP)
+		}
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
+	}
+	dir := t.TempDir()
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := s.startMCP(t.Context(), s.Tasks[0], dir, reg)
+	if err != nil {
+		testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once): %v", err)
+		return
+	}
+	defer servers.Close()
+	list := reg.Tools()
+	if list[0].Name != "fs_read_file" || list[len(list)-1].Name != "bash" {
+		t.Errorf("tools from %s to %s; want the server's first", list[0].Name, list[len(list)-1].Name)
+	}
+	if res := reg.Execute(t.Context(), "fs_list_allowed_directories", nil); !strings.Contains(res.Text(), dir) {
+		t.Errorf("the server's directory is not the task's: %s", res)
+	}
+}
+
 func TestParseSuiteErrors(t *testing.T) {
 	for _, tc := range []struct{ name, json, want string }{
 		{"unknown field", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{"answr":["x"]}}]}`, "unknown field"},
@@ -49,6 +100,7 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"escape", `{"name":"x","tasks":[{"id":"a","files":{"../x":"y"},"prompt":"p","checks":{"answer":["x"]}}]}`, "outside"},
 		{"bad line", `{"name":"x","tasks":[{"id":"a","prompt":"p","checks":{"lines":{"f":{"x":"y"}}}}]}`, "line number"},
 		{"not json", `{`, "invalid task suite"},
+		{"unknown MCP server", `{"name":"x","mcp_servers":{"fs":{"command":"npx"}},"tasks":[{"id":"a","mcp":["git"],"prompt":"p","checks":{"answer":["x"]}}]}`, `no MCP server "git"`},
 	} {
 		_, err := ParseSuite([]byte(tc.json))
 		if !errors.Is(err, ErrSuite) || !strings.Contains(err.Error(), tc.want) {

@@ -16,6 +16,7 @@ import (
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/tools"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 // AgentResults is the results.json of `offgrid bench --agent`.
@@ -119,6 +120,11 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
+	servers, err := s.startMCP(ctx, t, dir, reg)
+	if err != nil {
+		return fail(err)
+	}
+	defer servers.Close()
 	pol, err := permission.New(permission.Config{AllowAll: true, Deny: t.Deny})
 	if err != nil {
 		return fail(err)
@@ -128,7 +134,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 		return fail(err)
 	}
 	start := time.Now()
-	turn, err := ag.Send(ctx, t.Prompt, func(e agent.Event) {
+	turn, err := ag.Send(ctx, strings.ReplaceAll(t.Prompt, "{root}", dir), func(e agent.Event) {
 		if e.Type == agent.EventError && e.Code == agent.InvalidToolSignature {
 			res.Invalid++ // a reply that could not be read as a call
 		}
@@ -156,6 +162,24 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	}
 	res.Pass = len(res.Reasons) == 0
 	return res
+}
+
+// startMCP starts the MCP servers task t names, over dir, adding their
+// tools to reg before the built-in ones.
+func (s *Suite) startMCP(ctx context.Context, t Task, dir string, reg *tools.Registry) (*mcp.Servers, error) {
+	if len(t.MCP) == 0 {
+		return nil, nil
+	}
+	var servers []mcp.Server
+	for _, name := range t.MCP {
+		spec := s.MCPServers[name]
+		args := make([]string, len(spec.Args))
+		for i, a := range spec.Args {
+			args[i] = strings.ReplaceAll(a, "{root}", dir)
+		}
+		servers = append(servers, mcp.Server{Name: name, Command: spec.Command, Args: args, Origin: "suite " + s.Name})
+	}
+	return mcp.Start(ctx, reg, servers, mcp.Options{})
 }
 
 // AgentRow summarizes one run.

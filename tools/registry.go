@@ -21,6 +21,7 @@ type Registry struct {
 	tools     []*Tool
 	byName    map[string]*Tool
 	maxOutput int
+	gen       uint64 // bumped by every change to the tool set
 }
 
 // Option configures a Registry.
@@ -68,7 +69,65 @@ func (r *Registry) Add(t *Tool) error {
 	}
 	r.tools = append(r.tools, t)
 	r.byName[t.Name] = t
+	r.gen++
 	return nil
+}
+
+// Replace removes the tools named in remove (names not registered are
+// ignored) and adds the tools in add, as one change: if any tool in add
+// is invalid or its name is taken by a tool that stays, nothing changes.
+// It is how a tool source whose set changes (an MCP server) updates its
+// tools.
+func (r *Registry) Replace(remove []string, add []*Tool) error {
+	for _, t := range add {
+		if t.schema == nil {
+			if err := t.compile(); err != nil {
+				return err
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gone := map[string]bool{}
+	for _, n := range remove {
+		if _, ok := r.byName[n]; ok {
+			gone[n] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range add {
+		if _, taken := r.byName[t.Name]; (taken && !gone[t.Name]) || seen[t.Name] {
+			return fmt.Errorf("%w %q: already registered", ErrInvalidTool, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	if len(gone) == 0 && len(add) == 0 {
+		return nil
+	}
+	kept := r.tools[:0:0]
+	for _, t := range r.tools {
+		if gone[t.Name] {
+			delete(r.byName, t.Name)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	for _, t := range add {
+		kept = append(kept, t)
+		r.byName[t.Name] = t
+	}
+	r.tools = kept
+	r.gen++
+	return nil
+}
+
+// Generation counts the changes to the tool set (Add, Replace), so a
+// holder of a copy of the tool list (the agent's tool definitions) knows
+// when to take a new one.
+func (r *Registry) Generation() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.gen
 }
 
 // Tools returns the tools in registration order.

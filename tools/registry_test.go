@@ -173,6 +173,54 @@ func TestRegistryOrderAndLookup(t *testing.T) {
 	}
 }
 
+func TestRegistryReplace(t *testing.T) {
+	r := NewRegistry()
+	tool := func(n string) *Tool {
+		return &Tool{Name: n, Run: func(context.Context, json.RawMessage) (string, error) { return n, nil }}
+	}
+	names := func() string {
+		var b strings.Builder
+		for _, tl := range r.Tools() {
+			b.WriteString(tl.Name)
+		}
+		return b.String()
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		if err := r.Add(tool(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := r.Generation()
+	if err := r.Replace([]string{"b", "zz"}, []*Tool{tool("d"), tool("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "acdb" || r.Generation() == g {
+		t.Fatalf("after Replace: tools %q generation %d (was %d), want acdb and a new generation", got, r.Generation(), g)
+	}
+	g = r.Generation()
+	for _, tc := range []struct {
+		name        string
+		remove      []string
+		add         []*Tool
+		errContains string
+	}{
+		{"taken by a tool that stays", []string{"b"}, []*Tool{tool("a")}, "already registered"},
+		{"twice in add", nil, []*Tool{tool("e"), tool("e")}, "already registered"},
+		{"invalid name", []string{"a"}, []*Tool{tool("bad name")}, "may hold only"},
+	} {
+		err := r.Replace(tc.remove, tc.add)
+		if err == nil || !errors.Is(err, ErrInvalidTool) || !strings.Contains(err.Error(), tc.errContains) {
+			t.Errorf("%s: err %v, want one with %q", tc.name, err, tc.errContains)
+		}
+		if got := names(); got != "acdb" || r.Generation() != g {
+			t.Errorf("%s: a failed Replace changed the registry: %q", tc.name, got)
+		}
+	}
+	if _, ok := r.Lookup("b"); !ok {
+		t.Error("Lookup(b) after Replace failed")
+	}
+}
+
 type echoArgs struct {
 	Text  string `json:"text"`
 	Count int    `json:"count,omitempty" minimum:"1" maximum:"5" default:"1"`

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
+	"github.com/offgrid-ai/offgrid/internal/xdg"
 )
 
 // ErrPolicyFile is wrapped by errors about an unreadable policies file.
@@ -102,15 +103,11 @@ type policyFile struct {
 // $HOME/.config/offgrid/policies.json when XDG_CONFIG_HOME is unset or
 // relative (as the XDG spec says). getenv is os.Getenv in production.
 func DefaultFile(getenv func(string) string) (string, error) {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			return "", errors.New("permission: neither XDG_CONFIG_HOME nor HOME is set")
-		}
-		dir = filepath.Join(home, ".config")
+	dir, err := xdg.ConfigDir(getenv)
+	if err != nil {
+		return "", fmt.Errorf("permission: %w", err)
 	}
-	return filepath.Join(dir, "offgrid", "policies.json"), nil
+	return filepath.Join(dir, "policies.json"), nil
 }
 
 // readFile reads the policies file; a missing file has no rules. A file

@@ -20,7 +20,7 @@ import (
 const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
 	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
 	"       bench --curator -m MODEL [--picks N]\n" +
-	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
+	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE|builtin|mcp] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
 	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
 	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers."
 
@@ -45,7 +45,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	curatorMode := fs.Bool("curator", false, "run the file-curator suite (ten long files, a question each) instead of BFCL")
 	picks := fs.Int("picks", 3, "--curator: the most sections of 30 lines the curator returns")
 	var af agentBenchFlags
-	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file or builtin")
+	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin or mcp (tasks through the reference MCP filesystem server, needs npx)")
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
 	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full")
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
@@ -55,6 +55,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
+	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

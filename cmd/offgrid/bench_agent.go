@@ -13,6 +13,7 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 // agentModes are the loop policies `bench --agent --mode` compares.
@@ -35,6 +36,7 @@ type agentBenchFlags struct {
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
+	mcp                   []string // --mcp: servers attached to every task
 }
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
@@ -44,6 +46,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	suite, err := bench.LoadSuite(f.suite)
 	if err != nil {
 		return err
+	}
+	for _, v := range f.mcp {
+		s, err := mcp.ParseFlag(v)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		suite.AddMCP(s.Name, bench.MCPServer{Command: s.Command, Args: s.Args})
 	}
 	if len(f.tasks) > 0 {
 		suite.Tasks = slices.DeleteFunc(suite.Tasks, func(t bench.Task) bool { return !slices.Contains(f.tasks, t.ID) })

@@ -123,6 +123,7 @@ func TestBenchAgentUsage(t *testing.T) {
 		{[]string{"--agent", "-m", "x", "--on-repeat", "loop"}, "--on-repeat"},
 		{[]string{"--agent", "-m", "x", "--answer", "later"}, "--answer"},
 		{[]string{"--agent", "-m", "x", "--task", "no-such-task"}, "no task of suite builtin"},
+		{[]string{"--agent", "-m", "x", "--mcp", "no-name"}, "want NAME=COMMAND"},
 		{[]string{"--agent", "-m", "x", "--suite", "/nonexistent.json"}, "no such file"},
 	} {
 		code, _, stderr := runBench(t, tc.args...)

@@ -41,6 +41,7 @@ type runFlags struct {
 	resultRole                  string
 	maxIterations, maxToolCalls int
 	perm                        *permFlags
+	mcp                         *mcpFlags
 }
 
 // llamaAliases rewrites llama.cpp's multi-letter single-dash flags, which
@@ -98,6 +99,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
 	f.perm = addPermFlags(fs)
+	f.mcp = addMCPFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
 		return err
 	}
@@ -120,10 +122,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	default:
 		return fmt.Errorf("%w: --curator: want ranked, model or off, not %q", errUsage, f.curator)
 	}
-	reg, err := builtinTools(f.root, topts...)
+	reg, servers, err := sessionTools(ctx, env, f.root, f.mcp, topts...)
 	if err != nil {
 		return err
 	}
+	defer servers.Close()
 	pol, prompter, err := f.perm.policy(env, reg, f.root)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR]\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--root DIR]")
+		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: want list or call", errUsage)
 		}
@@ -23,7 +23,7 @@ func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	switch args[0] {
 	case "list", "ls":
-		return toolsList(env, args[1:])
+		return toolsList(ctx, env, args[1:])
 	case "call":
 		return toolsCall(ctx, env, args[1:])
 	}
@@ -39,39 +39,49 @@ func builtinTools(root string, opts ...tools.BuiltinOption) (*tools.Registry, er
 	return tools.Builtin(root, opts...)
 }
 
-func toolsList(env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "tools list", "tools list [--json] [--root DIR]")
-	asJSON := fs.Bool("json", false, "print names, risks, descriptions and argument schemas as JSON")
+func toolsList(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tools list", "tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
+	asJSON := fs.Bool("json", false, "print names, risks, sources, descriptions and argument schemas as JSON")
 	root := fs.String("root", "", "the directory the tools work in (default: the current directory)")
+	mcpf := addMCPFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: tools list takes no arguments", errUsage)
 	}
-	reg, err := builtinTools(*root)
+	reg, servers, err := sessionTools(ctx, env, *root, mcpf)
 	if err != nil {
 		return err
+	}
+	defer servers.Close()
+	// source says where a tool comes from: built in, or an MCP server.
+	source := func(name string) string {
+		if s, ok := servers.ServerOf(name); ok {
+			return "mcp:" + s
+		}
+		return "builtin"
 	}
 	if *asJSON {
 		type entry struct {
 			Name        string          `json:"name"`
 			Risk        tools.Risk      `json:"risk"`
+			Source      string          `json:"source"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
 		}
 		var list []entry
 		for _, t := range reg.Tools() {
-			list = append(list, entry{t.Name, t.Risk, t.Description, t.Parameters})
+			list = append(list, entry{t.Name, t.Risk, source(t.Name), t.Description, t.Parameters})
 		}
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(list)
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRISK\tARGUMENTS")
+	fmt.Fprintln(tw, "NAME\tRISK\tSOURCE\tARGUMENTS")
 	for _, t := range reg.Tools() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Risk, argNames(t.Parameters))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Risk, source(t.Name), argNames(t.Parameters))
 	}
 	return tw.Flush()
 }
@@ -123,6 +133,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tools call", "tools call NAME ['JSON'|-] [flags]")
 	perm := addPermFlags(fs)
 	root := fs.String("root", "", "the directory the tools work in (default: the current directory)")
+	mcpf := addMCPFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -141,10 +152,11 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 			raw = b
 		}
 	}
-	reg, err := builtinTools(*root)
+	reg, servers, err := sessionTools(ctx, env, *root, mcpf)
 	if err != nil {
 		return err
 	}
+	defer servers.Close()
 	var res tools.Result
 	tool, ok := reg.Lookup(name)
 	if !ok {

@@ -113,7 +113,7 @@ func TestToolsCallCorruptPolicies(t *testing.T) {
 func TestToolsList(t *testing.T) {
 	config := t.TempDir()
 	code, _, out, errs := runTools(t, config, "", "list")
-	if code != 0 || !strings.Contains(out, "bash") || !strings.Contains(out, "read_file              medium  path [offset] [limit]") {
+	if code != 0 || !strings.Contains(out, "bash") || !strings.Contains(out, "read_file              medium  builtin  path [offset] [limit]") {
 		t.Errorf("exit %d:\n%s%s", code, out, errs)
 	}
 	code, _, out, _ = runTools(t, config, "", "list", "--json")

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// fsServer returns the --mcp value of the reference filesystem server
+// over dir, skipping the test when npx is missing.
+func fsServer(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
+	}
+	return "fs=npx -y @modelcontextprotocol/server-filesystem " + strconv.Quote(dir)
+}
+
+// TestToolsMCP: tools list shows an MCP server's tools with their source
+// and risk; tools call runs one; permissions apply to them by name.
+func TestToolsMCP(t *testing.T) {
+	root, config := toolsRoot(t), t.TempDir()
+	srv := fsServer(t, root)
+	code, _, out, errb := runTools(t, config, "", "list", "--root", root, "--mcp", srv)
+	if code != 0 {
+		testenv.Missing(t, "tools list with the filesystem server: exit %d (npx needs the npm registry once)\n%s", code, errb)
+		return
+	}
+	for _, re := range []string{`(?m)^ls\s+safe\s+builtin\s`, `(?m)^fs_list_directory\s+safe\s+mcp:fs\s+path$`, `(?m)^fs_write_file\s+high\s+mcp:fs\s+path content$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("tools list lacks %s:\n%s", re, out)
+		}
+	}
+	code, _, out, errb = runTools(t, config, "", "list", "--root", root, "--mcp", srv, "--tools", "fs_list*,ls")
+	if got := regexp.MustCompile(`(?m)^\S+`).FindAllString(out, -1); code != 0 ||
+		strings.Join(got, " ") != "NAME fs_list_directory fs_list_directory_with_sizes fs_list_allowed_directories ls" {
+		t.Errorf("tools list --tools: exit %d, tools %v\n%s", code, got, errb)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		typ  tools.ErrorType
+		has  string
+	}{
+		{"safe MCP tool", []string{"fs_list_directory", `{"path":` + strconv.Quote(root) + `}`}, 0, tools.ErrNone, "[FILE] README"},
+		{"high-risk MCP tool without a terminal", []string{"fs_write_file", `{"path":` + strconv.Quote(filepath.Join(root, "x")) + `,"content":"x"}`}, 1, tools.ErrPermissionDenied, "fs_write_file"},
+		{"--deny an MCP tool", []string{"fs_list_directory", `{"path":"."}`, "--deny", "fs_list_directory", "--yes"}, 1, tools.ErrPermissionDenied, "--deny fs_list_directory"},
+		{"invalid arguments", []string{"fs_list_directory", `{"dir":"."}`, "--yes"}, 1, tools.ErrValidationFailed, "path"},
+	} {
+		code, res, _, errb := runTools(t, config, "", append(append([]string{"call"}, tc.args...), "--root", root, "--mcp", srv)...)
+		if code != tc.code || res.ErrorType != tc.typ || !strings.Contains(res.Text()+res.Message(), tc.has) {
+			t.Errorf("%s: exit %d, %s; want exit %d, %s with %q\n%s", tc.name, code, res, tc.code, tc.typ, tc.has, errb)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {
+		t.Error("the denied write happened")
+	}
+}
+
+// TestMCPConfig: bad --mcp values and config files are errors that name
+// the problem; a server of the file that does not start is a warning.
+func TestMCPConfig(t *testing.T) {
+	config := t.TempDir()
+	file := filepath.Join(config, "offgrid", "mcp.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	for _, tc := range []struct {
+		name, json string
+		args       []string
+		code       int
+		has        string
+	}{
+		{"flag without name", "", []string{"--mcp", "npx server"}, 2, "want NAME=COMMAND"},
+		{"flag with expansion", "", []string{"--mcp", "x=server $HOME"}, 2, "only plain and quoted words"},
+		{"timeout", "", []string{"--mcp", "x=server", "--mcp-timeout", "0s"}, 2, "--mcp-timeout"},
+		{"--tools matching nothing", "", []string{"--tools", "ls,nope*"}, 2, "--tools nope*: no such tool"},
+		{"--tools bad pattern", "", []string{"--tools", "[x"}, 2, "--tools \"[x\""},
+		{"bad file", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, nil, 1, file + ": mcpServers.fs.args: want an array of strings"},
+		{"bad file, not read", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, []string{"--mcp-config", "none"}, 0, ""},
+		{"server of the file that does not start", `{"mcpServers":{"gone":{"command":"/no/such/server"}}}`, nil, 0, "warning: MCP server gone (" + file + ") was not started"},
+		{"server of a flag that does not start", "", []string{"--mcp", "gone=/no/such/server"}, 1, "MCP server gone: /no/such/server"},
+	} {
+		os.Remove(file)
+		if tc.json != "" {
+			os.WriteFile(file, []byte(tc.json), 0o600)
+		}
+		code, _, _, errb := runTools(t, config, "", append([]string{"list"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errb, tc.has) {
+			t.Errorf("%s: exit %d, want %d; stderr:\n%s", tc.name, code, tc.code, errb)
+		}
+	}
+}
+
+// TestRunMCPDefaultModel is the acceptance run of an MCP server on the
+// default model: `offgrid run --mcp 'fs=npx -y
+// @modelcontextprotocol/server-filesystem DIR' -p "List the files in DIR"
+// --yes --json` must list DIR through the server, every call a valid call
+// of an offered tool, and answer with the files. -short skips it.
+func TestRunMCPDefaultModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the default-model MCP run")
+	}
+	dir := t.TempDir()
+	for f, content := range map[string]string{"notes.txt": "Buy milk\n", "main.go": "package main\n"} {
+		os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
+	srv := fsServer(t, dir)
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	if _, err := resolveModel(context.Background(), env, ""); err != nil {
+		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
+	}
+	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1"})
+	if code != 0 {
+		if strings.Contains(errb.String(), "MCP server fs") {
+			testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
+			return
+		}
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var mcpCalls int
+	var final string
+	var trace []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+		}
+		switch e.Type {
+		case agent.EventToolResult:
+			r := e.Record
+			trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
+			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.ErrValidationFailed {
+				t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
+			}
+			if strings.HasPrefix(r.Name, "fs_") && r.OK() {
+				mcpCalls++
+			}
+		case agent.EventError:
+			if e.Code == agent.InvalidToolSignature {
+				t.Errorf("a reply was not a valid call: %s", e.Text)
+			}
+		case agent.EventFinal:
+			final = e.Text
+			trace = append(trace, "final "+e.Text)
+		}
+	}
+	if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
+		t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
+	}
+	t.Logf("%s", strings.Join(trace, "\n"))
+}

@@ -1,0 +1,20 @@
+package mcp
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// childAttrs puts a server in its own process group (so Ctrl-C at the
+// terminal, meant for offgrid, does not reach it, and Close can kill
+// what it started) and has the kernel kill it if offgrid dies.
+func childAttrs(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// killGroup kills what is left of a server's process group.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
