@@ -44,6 +44,7 @@ type Event struct {
 type Stats struct {
 	PromptTokens  int     `json:"prompt_tokens"`
 	PromptReused  int     `json:"prompt_reused"`  // found in the KV cache
+	PromptLoaded  int     `json:"prompt_loaded"`  // loaded from the prompt cache on disk
 	PromptDecoded int     `json:"prompt_decoded"` // decoded for this reply
 	Generated     int     `json:"generated"`
 	PromptTPS     float64 `json:"prompt_tokens_per_second"`
@@ -52,7 +53,7 @@ type Stats struct {
 
 func statsOf(s inference.Stats) *Stats {
 	return &Stats{
-		PromptTokens: s.PromptTokens, PromptReused: s.PromptReused, PromptDecoded: s.PromptDecoded,
+		PromptTokens: s.PromptTokens, PromptReused: s.PromptReused, PromptLoaded: s.PromptLoaded, PromptDecoded: s.PromptDecoded,
 		Generated: s.Generated, PromptTPS: round1(s.PromptTokensPerSecond()), GenerateTPS: round1(s.GenerateTokensPerSecond()),
 	}
 }
