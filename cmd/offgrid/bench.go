@@ -55,6 +55,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
+	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ type agentBenchFlags struct {
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
+	noPromptCache         bool
 }
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
@@ -83,10 +84,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
 	for _, ref := range refs {
-		path, err := resolveModel(ctx, env, ref)
+		mr, err := lookupModel(ctx, env, ref)
 		if err != nil {
 			return err
 		}
+		path := mr.path
 		m, err := inference.Load(path, inference.ModelOptions{})
 		if err != nil {
 			return err
@@ -95,6 +97,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if err != nil {
 			m.Close()
 			return err
+		}
+		if !f.noPromptCache {
+			usePromptCache(env, lctx, path, mr.sha256)
 		}
 		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
