@@ -168,3 +168,51 @@ func TestBenchAgentTinyModel(t *testing.T) {
 		t.Errorf("report.md: %v", err)
 	}
 }
+
+// TestBenchSpeed runs bench --speed on the tiny generated model: every
+// measurement is there and positive, the warm prompt cache holds the
+// turn's prefix, and the table has a row per test.
+func TestBenchSpeed(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runBench(t, "--speed", "-m", model, "-t", "1", "-p", "64", "-n", "8", "-r", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var r bench.SpeedResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for name, s := range map[string]bench.Spread{"prefill": r.Prefill, "decode": r.Decode, "decode grammar": r.DecodeGrammar,
+		"first token cold": r.FirstToken.Cold, "first token warm": r.FirstToken.Warm} {
+		if !(s.Min > 0 && s.Min <= s.Median && s.Median <= s.Max) {
+			t.Errorf("%s: %+v", name, s)
+		}
+	}
+	if r.Model != "tiny" || r.Threads != 1 || r.Reps != 2 || r.PromptTokens != 64 || r.SystemInfo == "" ||
+		r.AgentPrefix == 0 || r.AgentPrefix >= r.AgentPromptTokens {
+		t.Errorf("result %+v", r)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(stdout), &raw)
+	for _, k := range []string{"model", "threads", "prefill_tok_s", "decode_tok_s", "decode_grammar_tok_s", "first_token_s", "system_info"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q in the JSON", k)
+		}
+	}
+
+	code, stdout, stderr = runBench(t, "--speed", "-m", model, "-t", "1", "-p", "16", "-n", "4", "-r", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"pp16", "tg4", "tg4 grammar", "first token cold", "first token warm", "system_info:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := runBench(t, "--speed", "-m", model, "-r", "0"); code != 2 || !strings.Contains(stderr, "-r") {
+		t.Errorf("-r 0: exit %d\n%s", code, stderr)
+	}
+}
