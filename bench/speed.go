@@ -142,11 +142,17 @@ func Speed(ctx context.Context, c SpeedContext, o SpeedOptions) (SpeedResult, er
 		}
 		return r.Stats.GenerateTokensPerSecond(), nil
 	}
-	toolGrammar, err := grammar.ForTools(o.Tools, agent.DetectFormat(o.Info.Template), grammar.ToolOptions{ToolChoice: grammar.Required})
+	eg, err := SpeedGrammar(o.Info, o.Tools)
 	if err != nil {
 		return res, err
 	}
-	eg := &inference.Grammar{GBNF: toolGrammar.GBNF, Root: toolGrammar.Root}
+	// Warm-up, as llama-bench does: the first decode after loading pages
+	// the weights in.
+	progress("warm-up", 0)
+	c.Reset()
+	if _, err := c.Generate(ctx, inference.Request{Prompt: tokens(o.PromptTokens), MaxTokens: 2, Sampling: sampling}, nil); err != nil {
+		return res, err
+	}
 	for rep := range o.Reps {
 		progress(fmt.Sprintf("pp%d", o.PromptTokens), rep)
 		c.Reset()
@@ -196,6 +202,16 @@ func Speed(ctx context.Context, c SpeedContext, o SpeedOptions) (SpeedResult, er
 	}
 	res.FirstToken.Cold, res.FirstToken.Warm = spread(cold), spread(warm)
 	return res, nil
+}
+
+// SpeedGrammar is the grammar of the decode-with-grammar test: the tool
+// set's strict grammar (a call required) in the model's call format.
+func SpeedGrammar(info agent.ModelInfo, tools []grammar.Tool) (*inference.Grammar, error) {
+	g, err := grammar.ForTools(tools, agent.DetectFormat(info.Template), grammar.ToolOptions{ToolChoice: grammar.Required})
+	if err != nil {
+		return nil, err
+	}
+	return &inference.Grammar{GBNF: g.GBNF, Root: g.Root}, nil
 }
 
 // firstTokenEngine stops generation at the first token and notes when it
@@ -274,6 +290,43 @@ func WriteSpeedTable(w io.Writer, results []SpeedResult) error {
 		}
 	}
 	return nil
+}
+
+// WriteSpeedComparison prints the results, then for each result after
+// the first the ratio of the first's medians to its medians (higher is
+// better for the first: tokens/s over tokens/s, seconds under seconds).
+func WriteSpeedComparison(w io.Writer, results []SpeedResult) error {
+	if err := WriteSpeedTable(w, results); err != nil {
+		return err
+	}
+	if len(results) < 2 {
+		return nil
+	}
+	base := results[0]
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nratio\ttest\tmedian")
+	for _, other := range results[1:] {
+		br, or := base.Rows(), other.Rows()
+		for i := range br {
+			a, b := br[i].Spread.Median, or[i].Spread.Median
+			if a == 0 || b == 0 {
+				continue
+			}
+			r := a / b
+			if br[i].Unit == "s" {
+				r = b / a
+			}
+			fmt.Fprintf(tw, "%s / %s\t%s\t%.2fx\n", base.Runner, other.Runner, shortTest(br[i].Test), r)
+		}
+	}
+	return tw.Flush()
+}
+
+func shortTest(t string) string {
+	if i := strings.Index(t, " ("); i >= 0 {
+		return t[:i]
+	}
+	return t
 }
 
 // TempCaches returns a Cache function for SpeedOptions that makes each

@@ -216,3 +216,35 @@ func TestBenchSpeed(t *testing.T) {
 		t.Errorf("-r 0: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestBenchSpeedCompare: --speed --compare prints saved results side by
+// side with the ratios of the first one's medians to the others'.
+func TestBenchSpeedCompare(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, r bench.SpeedResult) string {
+		b, _ := json.Marshal(r)
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	a := bench.SpeedResult{Runner: "offgrid", Model: "m", Threads: 2, PromptTokens: 512, GenTokens: 128,
+		Prefill: bench.Spread{Min: 200, Median: 220, Max: 230}, Decode: bench.Spread{Min: 50, Median: 60, Max: 61}}
+	a.FirstToken.Warm = bench.Spread{Min: 0.5, Median: 0.5, Max: 0.6}
+	b := bench.SpeedResult{Runner: "node-llama-cpp", Model: "m", Threads: 2, PromptTokens: 512, GenTokens: 128,
+		Prefill: bench.Spread{Min: 190, Median: 200, Max: 210}, Decode: bench.Spread{Min: 40, Median: 40, Max: 41}}
+	code, stdout, stderr := runBench(t, "--speed", "--compare", write("a.json", a), "--compare", write("b.json", b))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"node-llama-cpp  m", "offgrid / node-llama-cpp  pp512  1.10x", "offgrid / node-llama-cpp  tg128  1.50x"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "first token warm  1") {
+		t.Errorf("a ratio for a test the peer lacks:\n%s", stdout)
+	}
+	if code, _, stderr := runBench(t, "--speed", "--compare", write("bad.json", bench.SpeedResult{})+"x"); code != 1 {
+		t.Errorf("missing file: exit %d\n%s", code, stderr)
+	}
+}
