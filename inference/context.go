@@ -86,11 +86,12 @@ func (m *Model) newContext(opts ContextOptions) (*Context, error) {
 		nCtx:   int(C.llama_n_ctx(c)),
 	}
 	// Everything that changes the bytes of a saved KV state or the values
-	// in it: the engine version, the window, the batch that decoded it,
-	// the cache types and attention kernel (llama.cpp's defaults) and
-	// where the layers ran.
-	x.layout = fmt.Sprintf("llama.cpp %s; n_ctx %d; n_batch %d; n_seq 1; kv f16/f16; flash_attn auto; swa_full; gpu_layers %d",
-		llamacpp.Commit(), x.nCtx, nBatch, m.gpuLayers)
+	// in it: the engine version and its build (SIMD, repacking: the
+	// system info line), the window, the batch that decoded it, the
+	// cache types and attention kernel (llama.cpp's defaults) and where
+	// the layers ran.
+	x.layout = fmt.Sprintf("llama.cpp %s; %s; n_ctx %d; n_batch %d; n_seq 1; kv f16/f16; flash_attn auto; swa_full; gpu_layers %d",
+		llamacpp.Commit(), strings.TrimSpace(C.GoString(C.llama_print_system_info())), x.nCtx, nBatch, m.gpuLayers)
 	runtime.SetFinalizer(x, (*Context).Close)
 	return x, nil
 }
