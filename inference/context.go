@@ -262,12 +262,14 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 	}
 	res.Stats.PromptReused = n
 	if p := req.Prefix; p > n && p < len(req.Prompt) {
-		loaded, err := x.prefix(ctx, req.Prompt[:p])
+		loaded, decoded, err := x.prefix(ctx, req.Prompt[:p])
 		if err != nil {
 			return res, err
 		}
 		if loaded {
 			res.Stats.PromptReused, res.Stats.PromptLoaded = 0, p
+		} else {
+			res.Stats.PromptReused = p - decoded // less than n after a failed load
 		}
 	}
 	if err := x.decode(ctx, req.Prompt[len(x.cached):]); err != nil {
@@ -349,26 +351,29 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 
 // prefix brings the cache to hold exactly prefix, of which it holds a
 // shorter part: loaded from the PrefixCache, or decoded (and then saved
-// there). It reports whether the state was loaded.
-func (x *Context) prefix(ctx context.Context, prefix []Token) (bool, error) {
+// there). It reports whether the state was loaded, else how many tokens
+// it decoded.
+func (x *Context) prefix(ctx context.Context, prefix []Token) (loaded bool, decoded int, err error) {
 	if x.pcache != nil {
 		if state, ok := x.pcache.Load(x.layout, prefix); ok {
 			if x.LoadState(prefix, state) == nil {
-				return true, nil
+				return true, 0, nil
 			}
 			// Not loadable after all (the cache checked it against our
-			// key): decode it, and the Save below replaces the entry.
+			// key): the cache is empty; decode the prefix, and the Save
+			// below replaces the entry.
 		}
 	}
+	decoded = len(prefix) - len(x.cached)
 	if err := x.decode(ctx, prefix[len(x.cached):]); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if x.pcache != nil {
 		if state, err := x.SaveState(); err == nil {
 			x.pcache.Save(x.layout, prefix, state)
 		}
 	}
-	return false, nil
+	return false, decoded, nil
 }
 
 // decode appends tokens to the KV cache. On failure or cancellation the
