@@ -16,15 +16,18 @@ import (
 )
 
 // runEnv is an environment for `offgrid run` tests: a private config
-// directory (no remembered permissions), the real model store, no
-// terminal.
+// directory (no remembered permissions) and cache (no prompt cache), the
+// real model store, no terminal.
 func runEnv(t *testing.T, stdin string, stdout *bytes.Buffer) (*cliEnv, *bytes.Buffer) {
 	t.Helper()
-	config := t.TempDir()
+	config, cache := t.TempDir(), t.TempDir()
 	var errb bytes.Buffer
 	return &cliEnv{stdin: strings.NewReader(stdin), stdout: stdout, stderr: &errb, getenv: func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
+		switch k {
+		case "XDG_CONFIG_HOME":
 			return config
+		case "XDG_CACHE_HOME":
+			return cache
 		}
 		return os.Getenv(k)
 	}}, &errb
@@ -209,7 +212,7 @@ func TestRunPromptCache(t *testing.T) {
 		var out bytes.Buffer
 		env, errb := runEnv(t, "", &out)
 		getenv := env.getenv
-		env.getenv = func(k string) string {
+		env.getenv = func(k string) string { // one cache for the three runs
 			if k == "XDG_CACHE_HOME" {
 				return cache
 			}
