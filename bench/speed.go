@@ -43,6 +43,8 @@ type SpeedOptions struct {
 	Cache func(warm bool) (inference.PrefixCache, error)
 	// SystemInfo is the engine's system info line.
 	SystemInfo string
+	// ModelBytes is the size of the weights (for the decode ceiling).
+	ModelBytes uint64
 	// Progress, when set, is told each test as it starts.
 	Progress func(test string, rep int)
 }
@@ -88,9 +90,17 @@ type SpeedResult struct {
 	} `json:"first_token_s"`
 	// AgentPromptTokens is the length of that turn's prompt; AgentPrefix
 	// the part before the user's text, which the prompt cache keeps.
-	AgentPromptTokens int    `json:"agent_prompt_tokens"`
-	AgentPrefix       int    `json:"agent_prefix_tokens"`
-	SystemInfo        string `json:"system_info"`
+	AgentPromptTokens int `json:"agent_prompt_tokens"`
+	AgentPrefix       int `json:"agent_prefix_tokens"`
+	// MemoryGBs is a STREAM-like copy's bandwidth with Threads threads
+	// (bytes read plus bytes written per second, in GB/s); ModelBytes the
+	// weights each decoded token reads (about all of them: the output
+	// layer and the blocks); DecodeCeiling their ratio, the decode
+	// tokens/s memory allows.
+	MemoryGBs     float64 `json:"memory_gb_s,omitempty"`
+	ModelBytes    uint64  `json:"model_bytes,omitempty"`
+	DecodeCeiling float64 `json:"decode_ceiling_tok_s,omitempty"`
+	SystemInfo    string  `json:"system_info"`
 }
 
 // speedText is tokenized and repeated to make the benchmark's prompts.
@@ -201,7 +211,45 @@ func Speed(ctx context.Context, c SpeedContext, o SpeedOptions) (SpeedResult, er
 		}
 	}
 	res.FirstToken.Cold, res.FirstToken.Warm = spread(cold), spread(warm)
+
+	progress("memory bandwidth", 0)
+	res.MemoryGBs = MemoryBandwidth(max(o.Threads, 1)) / 1e9
+	if o.ModelBytes > 0 {
+		res.ModelBytes = o.ModelBytes
+		res.DecodeCeiling = res.MemoryGBs * 1e9 / float64(o.ModelBytes)
+	}
 	return res, nil
+}
+
+// MemoryBandwidth measures a STREAM-like copy between two 512 MiB
+// buffers (larger than server caches) split over threads goroutines: the
+// best of five passes, in bytes read plus written per second.
+func MemoryBandwidth(threads int) float64 {
+	const size = 512 << 20
+	src, dst := make([]byte, size), make([]byte, size)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	best := time.Duration(0)
+	for range 5 {
+		start := time.Now()
+		done := make(chan struct{})
+		part := size / threads
+		for t := range threads {
+			lo, hi := t*part, (t+1)*part
+			if t == threads-1 {
+				hi = size
+			}
+			go func() { copy(dst[lo:hi], src[lo:hi]); done <- struct{}{} }()
+		}
+		for range threads {
+			<-done
+		}
+		if d := time.Since(start); best == 0 || d < best {
+			best = d
+		}
+	}
+	return 2 * size / best.Seconds()
 }
 
 // SpeedGrammar is the grammar of the decode-with-grammar test: the tool
@@ -264,6 +312,15 @@ func (r SpeedResult) Rows() []SpeedRow {
 	}
 }
 
+// ceiling describes decode against the memory bandwidth, or "".
+func (r SpeedResult) ceiling() string {
+	if r.DecodeCeiling <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: memory copy %.1f GB/s with %d threads; %.0f MB of weights per token: decode ceiling %.0f t/s, tg%d median at %.0f %%",
+		r.Runner, r.MemoryGBs, r.Threads, float64(r.ModelBytes)/1e6, r.DecodeCeiling, r.GenTokens, 100*r.Decode.Median/r.DecodeCeiling)
+}
+
 // WriteSpeedTable prints results as llama-bench-style rows.
 func WriteSpeedTable(w io.Writer, results []SpeedResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -283,6 +340,11 @@ func WriteSpeedTable(w io.Writer, results []SpeedResult) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range results {
+		if c := r.ceiling(); c != "" {
+			fmt.Fprintln(w, c)
+		}
 	}
 	for _, r := range results {
 		if r.SystemInfo != "" {

@@ -125,7 +125,7 @@ func speedModel(ctx context.Context, env *cliEnv, mr modelRef, f speedFlags, thr
 	}
 	res, err := bench.Speed(ctx, c, bench.SpeedOptions{
 		Model: name, Threads: threads, PromptTokens: f.promptTokens, GenTokens: f.genTokens, Reps: f.reps,
-		Info: info, Tools: defs, Cache: caches, SystemInfo: inference.Engine().SystemInfo,
+		Info: info, Tools: defs, Cache: caches, SystemInfo: inference.Engine().SystemInfo, ModelBytes: m.Size(),
 		Progress: func(test string, rep int) {
 			fmt.Fprintf(env.stderr, "\r\033[K%s: %s %d/%d", name, test, rep+1, f.reps)
 		},

@@ -192,7 +192,7 @@ func TestBenchSpeed(t *testing.T) {
 		}
 	}
 	if r.Model != "tiny" || r.Threads != 1 || r.Reps != 2 || r.PromptTokens != 64 || r.SystemInfo == "" ||
-		r.AgentPrefix == 0 || r.AgentPrefix >= r.AgentPromptTokens {
+		r.AgentPrefix == 0 || r.AgentPrefix >= r.AgentPromptTokens || r.MemoryGBs <= 0 || r.ModelBytes == 0 || r.DecodeCeiling <= 0 {
 		t.Errorf("result %+v", r)
 	}
 	var raw map[string]any
@@ -207,7 +207,7 @@ func TestBenchSpeed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"pp16", "tg4", "tg4 grammar", "first token cold", "first token warm", "system_info:"} {
+	for _, want := range []string{"pp16", "tg4", "tg4 grammar", "first token cold", "first token warm", "decode ceiling", "system_info:"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
