@@ -21,6 +21,15 @@ endif
 export CGO_CFLAGS   := -O3 $(ARCH_FLAGS)
 export CGO_CXXFLAGS := -O3 $(ARCH_FLAGS)
 
+# REPACK=1 builds ggml's CPU backend with GGML_USE_CPU_REPACK, as
+# node-llama-cpp's prebuilt build is: Q4_0, Q4_K and IQ4_NL weights are
+# copied at load into interleaved layouts with faster matrix kernels. Only
+# those tensors gain (28 of 463 MiB of the default model, mostly Q5_0), so
+# it is off until measured on an idle machine (see README, Performance).
+ifeq ($(REPACK),1)
+  export CGO_CPPFLAGS := -DGGML_USE_CPU_REPACK
+endif
+
 .PHONY: all build headers model test-models run test test-data test-nocgo vet env clean
 
 all: build
@@ -79,7 +88,7 @@ test-nocgo: test-data
 
 # env prints the build environment, for `eval $$(make -s env)`.
 env:
-	@echo export CGO_CFLAGS=\"$(CGO_CFLAGS)\" CGO_CXXFLAGS=\"$(CGO_CXXFLAGS)\"
+	@echo export CGO_CFLAGS=\"$(CGO_CFLAGS)\" CGO_CXXFLAGS=\"$(CGO_CXXFLAGS)\" $(if $(CGO_CPPFLAGS),CGO_CPPFLAGS=\"$(CGO_CPPFLAGS)\")
 
 clean:
 	rm -rf bin $(INCLUDE)

@@ -646,6 +646,7 @@ func (a *Agent) assignIDs(calls []grammar.Call) []grammar.Call {
 func addStats(sum *inference.Stats, s inference.Stats) {
 	sum.PromptTokens += s.PromptTokens
 	sum.PromptReused += s.PromptReused
+	sum.PromptLoaded += s.PromptLoaded
 	sum.PromptDecoded += s.PromptDecoded
 	sum.Generated += s.Generated
 	sum.GrammarResamples += s.GrammarResamples

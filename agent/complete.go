@@ -193,7 +193,8 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	if err != nil {
 		return out, fmt.Errorf("agent: tokenize prompt: %w", err)
 	}
-	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops()}
+	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops(),
+		Prefix: c.sharedPrefix(req, tokens, addSpecial)}
 	if p.grammar != nil && p.grammar.GBNF != "" {
 		ir.Grammar = c.engineGrammar(p.grammar)
 	}
@@ -234,6 +235,42 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	}
 	vis.finish(out.Content)
 	return out, nil
+}
+
+// sharedPrefix returns how many leading tokens of a prompt come before
+// the first user message's text (the system prompt, the tool definitions
+// and the opening of the user turn): the part every conversation with
+// these tools starts with, which the engine may keep across processes.
+// It is the tokens the prompt has in common with the same request
+// rendered with two stand-in user messages; 0 when those cannot be
+// rendered.
+func (c *Completer) sharedPrefix(req CompletionRequest, tokens []inference.Token, addSpecial bool) int {
+	var system []Message
+	for _, m := range req.Messages {
+		if m.Role != RoleSystem {
+			break
+		}
+		system = append(system, m)
+	}
+	n := len(tokens) - 1 // at least the last token is decoded
+	for _, stand := range []string{"A", "B"} {
+		head := req
+		head.Messages = append(append([]Message(nil), system...), Message{Role: RoleUser, Content: stand})
+		p, err := c.prompt(head)
+		if err != nil {
+			return 0
+		}
+		htoks, err := c.eng.Tokenize(p.text, addSpecial, true)
+		if err != nil {
+			return 0
+		}
+		i := 0
+		for i < min(n, len(htoks)) && htoks[i] == tokens[i] {
+			i++
+		}
+		n = i
+	}
+	return max(n, 0)
 }
 
 // engineGrammar turns a tool grammar into the engine's, with its trigger
@@ -278,6 +315,7 @@ func (c *Completer) continueCall(ctx context.Context, req CompletionRequest, p p
 	s := &res.Stats
 	s.PromptTokens = first.Stats.PromptTokens
 	s.PromptReused, s.PromptDecoded = first.Stats.PromptReused, first.Stats.PromptDecoded+s.PromptDecoded
+	s.PromptLoaded = first.Stats.PromptLoaded
 	s.PromptDuration += first.Stats.PromptDuration
 	s.Generated += first.Stats.Generated
 	s.GenerateDuration += first.Stats.GenerateDuration

@@ -44,17 +44,25 @@ type Event struct {
 type Stats struct {
 	PromptTokens  int     `json:"prompt_tokens"`
 	PromptReused  int     `json:"prompt_reused"`  // found in the KV cache
+	PromptLoaded  int     `json:"prompt_loaded"`  // loaded from the prompt cache on disk
 	PromptDecoded int     `json:"prompt_decoded"` // decoded for this reply
 	Generated     int     `json:"generated"`
 	PromptTPS     float64 `json:"prompt_tokens_per_second"`
 	GenerateTPS   float64 `json:"generated_tokens_per_second"`
+	// PromptSeconds is the time spent on the prompt: loading a cached
+	// prefix and decoding the rest.
+	PromptSeconds   float64 `json:"prompt_seconds"`
+	GenerateSeconds float64 `json:"generate_seconds"`
 }
 
 func statsOf(s inference.Stats) *Stats {
 	return &Stats{
-		PromptTokens: s.PromptTokens, PromptReused: s.PromptReused, PromptDecoded: s.PromptDecoded,
+		PromptTokens: s.PromptTokens, PromptReused: s.PromptReused, PromptLoaded: s.PromptLoaded, PromptDecoded: s.PromptDecoded,
 		Generated: s.Generated, PromptTPS: round1(s.PromptTokensPerSecond()), GenerateTPS: round1(s.GenerateTokensPerSecond()),
+		PromptSeconds: round3(s.PromptDuration.Seconds()), GenerateSeconds: round3(s.GenerateDuration.Seconds()),
 	}
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

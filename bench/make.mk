@@ -34,6 +34,23 @@ bench-peers: model
 	$(BIN) bench -m $(MODEL) --data $(DATA) --category $(CATEGORY) --limit $(LIMIT) --grammar on,off \
 	  --compare $(PEER_OUT)/node-llama-cpp.json --out $(PEER_OUT)
 
+# bench-speed measures prefill, decode (free and under the tool grammar)
+# and time to the first token with offgrid bench --speed, the same
+# prefill and decode with node-llama-cpp, and prints both with ratios:
+#   make bench-speed [MODEL=path.gguf] [THREADS=2] [PP=512] [TG=128] [REPS=5]
+THREADS ?= 2
+PP      ?= 512
+TG      ?= 128
+REPS    ?= 5
+.PHONY: bench-speed
+bench-speed: model
+	@test -f "$(MODEL)" || { echo "make bench-speed: no model at $(MODEL); set MODEL=path/to/model.gguf" >&2; exit 1; }
+	cd bench/peers && npm ci --no-audit --no-fund
+	@mkdir -p $(PEER_OUT)
+	$(BIN) bench --speed -m $(MODEL) -t $(THREADS) -p $(PP) -n $(TG) -r $(REPS) --grammar-out $(PEER_OUT)/speed-tool.gbnf --json > $(PEER_OUT)/speed-offgrid.json
+	node bench/peers/node-llama-cpp-speed.mjs --model $(MODEL) -t $(THREADS) -p $(PP) -n $(TG) -r $(REPS) --grammar $(PEER_OUT)/speed-tool.gbnf > $(PEER_OUT)/speed-node-llama-cpp.json
+	@$(BIN) bench --speed --compare $(PEER_OUT)/speed-offgrid.json --compare $(PEER_OUT)/speed-node-llama-cpp.json
+
 # bench-agent runs the agent task suite (bench/agent/builtin.json) on every
 # catalog model, grammar on and off, and writes the reports into
 # $(AGENT_OUT): make bench-agent [AGENT_MODELS="a b"] [AGENT_FLAGS=…]

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/offgrid-ai/offgrid/third_party/llamacpp"
 )
 
 // Context is a decoding context over a Model: a KV cache and a batch. It
@@ -31,6 +33,8 @@ type Context struct {
 	nBatch int
 	nCtx   int
 	cached []Token // tokens whose keys and values are in the cache, in order
+	layout string
+	pcache PrefixCache
 }
 
 // NewContext creates a decoding context. It keeps the model's weights
@@ -81,6 +85,13 @@ func (m *Model) newContext(opts ContextOptions) (*Context, error) {
 		nBatch: nBatch,
 		nCtx:   int(C.llama_n_ctx(c)),
 	}
+	// Everything that changes the bytes of a saved KV state or the values
+	// in it: the engine version and its build (SIMD, repacking: the
+	// system info line), the window, the batch that decoded it, the
+	// cache types and attention kernel (llama.cpp's defaults) and where
+	// the layers ran.
+	x.layout = fmt.Sprintf("llama.cpp %s; %s; n_ctx %d; n_batch %d; n_seq 1; kv f16/f16; flash_attn auto; swa_full; gpu_layers %d",
+		llamacpp.Commit(), strings.TrimSpace(C.GoString(C.llama_print_system_info())), x.nCtx, nBatch, m.gpuLayers)
 	runtime.SetFinalizer(x, (*Context).Close)
 	return x, nil
 }
@@ -110,6 +121,60 @@ func (x *Context) Size() int { return x.nCtx }
 
 // Cached returns a copy of the tokens currently held in the KV cache.
 func (x *Context) Cached() []Token { return append([]Token(nil), x.cached...) }
+
+// Layout describes what a saved KV state of this context depends on
+// besides the model: PrefixCache keys carry it.
+func (x *Context) Layout() string { return x.layout }
+
+// SetPrefixCache makes Generate load and save the Request.Prefix part of
+// prompts through pc; nil turns it off.
+func (x *Context) SetPrefixCache(pc PrefixCache) { x.pcache = pc }
+
+// SaveState returns the KV state of the tokens in the cache (Cached), for
+// LoadState in a context of the same model and Layout.
+func (x *Context) SaveState() ([]byte, error) {
+	if x.c == nil {
+		return nil, ErrClosed
+	}
+	size := C.og_state_size(x.c)
+	if size == 0 {
+		return nil, engineError(nil, "inference: cannot size the KV state")
+	}
+	buf := make([]byte, int(size))
+	n := C.og_state_get(x.c, (*C.uint8_t)(unsafe.Pointer(&buf[0])), size)
+	if n == 0 {
+		return nil, engineError(nil, "inference: cannot save the KV state")
+	}
+	return buf[:n], nil
+}
+
+// LoadState replaces the KV cache with a state SaveState returned when
+// the cache held tokens. On failure the cache is empty.
+func (x *Context) LoadState(tokens []Token, state []byte) error {
+	if x.c == nil {
+		return ErrClosed
+	}
+	if err := x.m.checkTokens(tokens); err != nil {
+		return err
+	}
+	if len(tokens) >= x.nCtx {
+		return fmt.Errorf("%w: %d tokens, window %d", ErrContextFull, len(tokens), x.nCtx)
+	}
+	if len(state) == 0 {
+		return errors.New("inference: empty KV state")
+	}
+	x.cached = x.cached[:0]
+	engineLog()
+	if C.og_state_set(x.c, (*C.uint8_t)(unsafe.Pointer(&state[0])), C.size_t(len(state))) == 0 {
+		return engineError(nil, "inference: the KV state does not fit this context")
+	}
+	if got := int(C.llama_memory_seq_pos_max(C.llama_get_memory(x.c), 0)) + 1; got != len(tokens) {
+		x.Reset()
+		return fmt.Errorf("inference: the KV state holds %d tokens, not %d", got, len(tokens))
+	}
+	x.cached = append(x.cached, tokens...)
+	return nil
+}
 
 // Reset empties the KV cache.
 func (x *Context) Reset() {
@@ -196,10 +261,21 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 		x.cached = x.cached[:n]
 	}
 	res.Stats.PromptReused = n
-	if err := x.decode(ctx, req.Prompt[n:]); err != nil {
+	if p := req.Prefix; p > n && p < len(req.Prompt) {
+		loaded, decoded, err := x.prefix(ctx, req.Prompt[:p])
+		if err != nil {
+			return res, err
+		}
+		if loaded {
+			res.Stats.PromptReused, res.Stats.PromptLoaded = 0, p
+		} else {
+			res.Stats.PromptReused = p - decoded // less than n after a failed load
+		}
+	}
+	if err := x.decode(ctx, req.Prompt[len(x.cached):]); err != nil {
 		return res, err
 	}
-	res.Stats.PromptDecoded = len(req.Prompt) - n
+	res.Stats.PromptDecoded = len(req.Prompt) - res.Stats.PromptReused - res.Stats.PromptLoaded
 	res.Stats.PromptDuration = time.Since(start)
 
 	// Generation.
@@ -271,6 +347,33 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 	}
 	res.Text, res.Tokens = out.text(), out.tokens
 	return res, nil
+}
+
+// prefix brings the cache to hold exactly prefix, of which it holds a
+// shorter part: loaded from the PrefixCache, or decoded (and then saved
+// there). It reports whether the state was loaded, else how many tokens
+// it decoded.
+func (x *Context) prefix(ctx context.Context, prefix []Token) (loaded bool, decoded int, err error) {
+	if x.pcache != nil {
+		if state, ok := x.pcache.Load(x.layout, prefix); ok {
+			if x.LoadState(prefix, state) == nil {
+				return true, 0, nil
+			}
+			// Not loadable after all (the cache checked it against our
+			// key): the cache is empty; decode the prefix, and the Save
+			// below replaces the entry.
+		}
+	}
+	decoded = len(prefix) - len(x.cached)
+	if err := x.decode(ctx, prefix[len(x.cached):]); err != nil {
+		return false, 0, err
+	}
+	if x.pcache != nil {
+		if state, err := x.SaveState(); err == nil {
+			x.pcache.Save(x.layout, prefix, state)
+		}
+	}
+	return false, decoded, nil
 }
 
 // decode appends tokens to the KV cache. On failure or cancellation the

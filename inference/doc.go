@@ -18,6 +18,12 @@ package inference
 //	ContextOptions          struct llama_context_params (n_ctx, n_batch = n_ubatch,
 //	                        n_threads, swa_full so any shared prefix stays reusable)
 //
+// Saved KV states: Context.SaveState and LoadState wrap
+// llama_state_seq_get_data and llama_state_seq_set_data for sequence 0 (the
+// only one). A Request.Prefix is decoded in its own llama_decode calls, so
+// its keys and values do not depend on what follows; a PrefixCache (see
+// inference/promptcache) then stores and restores exactly those bytes.
+//
 // Every call that can throw a C++ exception goes through shim.cpp, whose
 // functions catch it and return a failure code; the engine's log is kept in
 // a small buffer there and quoted in the Go error. Inputs that would trip a

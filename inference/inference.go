@@ -142,6 +142,22 @@ type Request struct {
 	Grammar *Grammar
 	// GrammarMode picks how the grammar is applied.
 	GrammarMode GrammarMode
+	// Prefix, when between 0 and len(Prompt), is the length of a leading
+	// part of Prompt that other conversations share (the system prompt
+	// and the tool definitions). It is decoded apart from the rest, so
+	// its keys and values are the same whether decoded or loaded, and a
+	// Context with a PrefixCache loads it from there or saves it there.
+	Prefix int
+}
+
+// PrefixCache keeps the KV states of prompt prefixes (Request.Prefix)
+// between processes. Load returns a state that Save was given for the
+// same layout (Context.Layout) and tokens, or false; implementations
+// check what they read back and drop what does not match. Save may keep
+// or drop the state; it reports its own failures.
+type PrefixCache interface {
+	Load(layout string, prefix []Token) ([]byte, bool)
+	Save(layout string, prefix []Token, state []byte)
 }
 
 // Piece is a streamed part of the output: one token and the text that can be
@@ -187,6 +203,9 @@ type Stats struct {
 	PromptTokens int
 	// PromptReused counts prompt tokens found in the KV cache (not decoded).
 	PromptReused int
+	// PromptLoaded counts prompt tokens whose state was loaded from the
+	// Context's PrefixCache instead of decoded.
+	PromptLoaded int
 	// PromptDecoded counts prompt tokens decoded by this request.
 	PromptDecoded int
 	// Generated counts sampled tokens, including a final end token.
@@ -194,7 +213,8 @@ type Stats struct {
 	// GrammarResamples counts tokens that the sample-first path had to
 	// re-sample because the grammar rejected the first choice.
 	GrammarResamples int
-	// PromptDuration is the time spent decoding the prompt.
+	// PromptDuration is the time spent on the prompt: loading a cached
+	// prefix and decoding.
 	PromptDuration time.Duration
 	// GenerateDuration is the time spent generating after the prompt.
 	GenerateDuration time.Duration

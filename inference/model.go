@@ -62,7 +62,8 @@ var ErrLoad = errors.New("inference: cannot load model")
 // zero values (and ErrClosed where they return an error); they never hand
 // llama.cpp a freed model.
 type Model struct {
-	path string
+	path      string
+	gpuLayers int
 
 	// mu guards the fields below. Methods read-lock it for each call into
 	// llama.cpp; Close and the Context count write-lock it. c and vocab
@@ -97,7 +98,7 @@ func Load(path string, opts ModelOptions) (*Model, error) {
 	if c == nil {
 		return nil, engineError(ErrLoad, "%s", path)
 	}
-	m := &Model{c: c, vocab: C.llama_model_get_vocab(c), path: path}
+	m := &Model{c: c, vocab: C.llama_model_get_vocab(c), path: path, gpuLayers: opts.GPULayers}
 	runtime.SetFinalizer(m, (*Model).Close)
 	return m, nil
 }

@@ -399,4 +399,36 @@ bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama
     }
 }
 
+size_t og_state_size(struct llama_context *ctx) {
+    try {
+        return llama_state_seq_get_size(ctx, 0);
+    } catch (const std::exception &e) {
+        log_exception("state size", e);
+        return 0;
+    }
+}
+
+size_t og_state_get(struct llama_context *ctx, uint8_t *buf, size_t size) {
+    try {
+        return llama_state_seq_get_data(ctx, buf, size, 0);
+    } catch (const std::exception &e) {
+        log_exception("state save", e);
+        return 0;
+    }
+}
+
+size_t og_state_set(struct llama_context *ctx, const uint8_t *buf, size_t size) {
+    try {
+        size_t n = llama_state_seq_set_data(ctx, buf, size, 0);
+        if (n == 0) {
+            llama_memory_seq_rm(llama_get_memory(ctx), 0, -1, -1);
+        }
+        return n;
+    } catch (const std::exception &e) {
+        log_exception("state load", e);
+        llama_memory_seq_rm(llama_get_memory(ctx), 0, -1, -1);
+        return 0;
+    }
+}
+
 }  // extern "C"

@@ -72,6 +72,15 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
 // false when the grammar cannot accept it.
 bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama_token tok);
 
+// og_state_size returns the bytes the KV state of sequence 0 takes (0 on
+// failure). og_state_get copies it into buf and returns the bytes written
+// (0 on failure); og_state_set replaces sequence 0 with a state copied
+// earlier and returns the bytes read (0 when the state does not fit this
+// context: then the sequence is empty).
+size_t og_state_size(struct llama_context *ctx);
+size_t og_state_get(struct llama_context *ctx, uint8_t *buf, size_t size);
+size_t og_state_set(struct llama_context *ctx, const uint8_t *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,9 +20,11 @@ import (
 const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
 	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
 	"       bench --curator -m MODEL [--picks N]\n" +
+	"       bench --speed -m MODEL [-m MODEL …] [-t THREADS] [-p 512] [-n 128] [-r 5] [--json] [--compare RESULT.json]\n" +
 	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE|builtin|mcp] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
 	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
-	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers."
+	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers;\n" +
+	"--speed prints prefill and decode tokens/s and an agent turn's time to the first token (cold and warm prompt cache)."
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bench", benchSynopsis)
@@ -37,13 +39,19 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
 	maxString := fs.Int("max-string", 0, "bound open-ended strings in tool schemas to N characters (0: off), so a looping model still finishes its call")
 	maxItems := fs.Int("max-items", 0, "bound open-ended arrays in tool schemas to N items (0: off)")
-	threads := fs.Int("threads", 0, "CPU threads (0: the physical cores; 1 holds up best on a busy machine)")
+	threads := fs.IntP("threads", "t", 0, "CPU threads (0: the physical cores; 1 holds up best on a busy machine)")
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
-	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable)")
+	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable); with --speed, a --speed --json result (or the peer speed script's) to show with ratios")
 	agentMode := fs.Bool("agent", false, "run the agent task suite instead of BFCL")
 	curatorMode := fs.Bool("curator", false, "run the file-curator suite (ten long files, a question each) instead of BFCL")
 	picks := fs.Int("picks", 3, "--curator: the most sections of 30 lines the curator returns")
+	speedMode := fs.Bool("speed", false, "measure prefill, decode and an agent turn's time to the first token instead of BFCL")
+	var sf speedFlags
+	fs.IntVarP(&sf.promptTokens, "prompt-tokens", "p", 512, "--speed: prompt tokens of the prefill test")
+	fs.IntVarP(&sf.genTokens, "gen-tokens", "n", 128, "--speed: generated tokens of the decode tests")
+	fs.IntVarP(&sf.reps, "reps", "r", 5, "--speed: repetitions of each test (min, median and max are shown)")
+	fs.StringVar(&sf.grammarOut, "grammar-out", "", "--speed: write the GBNF of the decode-with-grammar test to FILE (for the peer script)")
 	var af agentBenchFlags
 	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin or mcp (tasks through the reference MCP filesystem server, needs npx)")
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
@@ -56,6 +64,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
+	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +84,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%w: --picks must be at least 1", errUsage)
 		}
 		return benchCurator(ctx, env, (*modelRefs)[0], *threads, *picks, *asJSON)
+	}
+	if *speedMode {
+		if len(*modelRefs) == 0 && len(*compare) == 0 {
+			return fmt.Errorf("%w: --speed wants -m MODEL or --compare RESULT.json", errUsage)
+		}
+		sf.ctxSize = 8192
+		return benchSpeed(ctx, env, *modelRefs, sf, *threads, *asJSON, *compare)
 	}
 	if *agentMode {
 		if len(*modelRefs) == 0 {

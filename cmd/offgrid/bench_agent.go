@@ -37,6 +37,7 @@ type agentBenchFlags struct {
 	tasks                 []string
 	ctxSize               int
 	mcp                   []string // --mcp: servers attached to every task
+	noPromptCache         bool
 }
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
@@ -92,10 +93,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
 	for _, ref := range refs {
-		path, err := resolveModel(ctx, env, ref)
+		mr, err := lookupModel(ctx, env, ref)
 		if err != nil {
 			return err
 		}
+		path := mr.path
 		m, err := inference.Load(path, inference.ModelOptions{})
 		if err != nil {
 			return err
@@ -104,6 +106,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if err != nil {
 			m.Close()
 			return err
+		}
+		if !f.noPromptCache {
+			usePromptCache(env, lctx, path, mr.sha256)
 		}
 		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")

@@ -169,3 +169,83 @@ func TestBenchAgentTinyModel(t *testing.T) {
 		t.Errorf("report.md: %v", err)
 	}
 }
+
+// TestBenchSpeed runs bench --speed on the tiny generated model: every
+// measurement is there and positive, the warm prompt cache holds the
+// turn's prefix, and the table has a row per test.
+func TestBenchSpeed(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runBench(t, "--speed", "-m", model, "-t", "1", "-p", "64", "-n", "8", "-r", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var r bench.SpeedResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for name, s := range map[string]bench.Spread{"prefill": r.Prefill, "decode": r.Decode, "decode grammar": r.DecodeGrammar,
+		"first token cold": r.FirstToken.Cold, "first token warm": r.FirstToken.Warm} {
+		if !(s.Min > 0 && s.Min <= s.Median && s.Median <= s.Max) {
+			t.Errorf("%s: %+v", name, s)
+		}
+	}
+	if r.Model != "tiny" || r.Threads != 1 || r.Reps != 2 || r.PromptTokens != 64 || r.SystemInfo == "" ||
+		r.AgentPrefix == 0 || r.AgentPrefix >= r.AgentPromptTokens || r.MemoryGBs <= 0 || r.ModelBytes == 0 || r.DecodeCeiling <= 0 {
+		t.Errorf("result %+v", r)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(stdout), &raw)
+	for _, k := range []string{"model", "threads", "prefill_tok_s", "decode_tok_s", "decode_grammar_tok_s", "first_token_s", "system_info"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q in the JSON", k)
+		}
+	}
+
+	code, stdout, stderr = runBench(t, "--speed", "-m", model, "-t", "1", "-p", "16", "-n", "4", "-r", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"pp16", "tg4", "tg4 grammar", "first token cold", "first token warm", "decode ceiling", "system_info:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := runBench(t, "--speed", "-m", model, "-r", "0"); code != 2 || !strings.Contains(stderr, "-r") {
+		t.Errorf("-r 0: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestBenchSpeedCompare: --speed --compare prints saved results side by
+// side with the ratios of the first one's medians to the others'.
+func TestBenchSpeedCompare(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, r bench.SpeedResult) string {
+		b, _ := json.Marshal(r)
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	a := bench.SpeedResult{Runner: "offgrid", Model: "m", Threads: 2, PromptTokens: 512, GenTokens: 128,
+		Prefill: bench.Spread{Min: 200, Median: 220, Max: 230}, Decode: bench.Spread{Min: 50, Median: 60, Max: 61}}
+	a.FirstToken.Warm = bench.Spread{Min: 0.5, Median: 0.5, Max: 0.6}
+	b := bench.SpeedResult{Runner: "node-llama-cpp", Model: "m", Threads: 2, PromptTokens: 512, GenTokens: 128,
+		Prefill: bench.Spread{Min: 190, Median: 200, Max: 210}, Decode: bench.Spread{Min: 40, Median: 40, Max: 41}}
+	code, stdout, stderr := runBench(t, "--speed", "--compare", write("a.json", a), "--compare", write("b.json", b))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"node-llama-cpp  m", "offgrid / node-llama-cpp  pp512  1.10x", "offgrid / node-llama-cpp  tg128  1.50x"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "first token warm  1") {
+		t.Errorf("a ratio for a test the peer lacks:\n%s", stdout)
+	}
+	if code, _, stderr := runBench(t, "--speed", "--compare", write("bad.json", bench.SpeedResult{})+"x"); code != 1 {
+		t.Errorf("missing file: exit %d\n%s", code, stderr)
+	}
+}

@@ -213,8 +213,14 @@ func cmdModelsRemove(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	for _, name := range fs.Args() {
+		m, merr := st.Get(name)
 		if err := st.Remove(name); err != nil {
 			return err
+		}
+		if merr == nil && m.SHA256 != "" {
+			if err := removePromptCache(env, m.SHA256); err != nil {
+				fmt.Fprintf(env.stderr, "offgrid: warning: the prompt cache of %s: %v\n", name, err)
+			}
 		}
 		fmt.Fprintf(env.stdout, "removed %s\n", name)
 	}

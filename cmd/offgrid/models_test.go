@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -127,9 +128,20 @@ func TestModelsCLI(t *testing.T) {
 		t.Errorf("verify of a changed model: %+v", r)
 	}
 
-	// rm takes the default with it.
+	// rm takes the default with it, and the model's prompt cache entries.
+	prompts := filepath.Join(filepath.Dir(dir), ".cache", "offgrid", "prompts")
+	os.MkdirAll(prompts, 0o700)
+	mine, other := filepath.Join(prompts, entries[0].SHA256[:16]+"-0123456789abcdef.kv"), filepath.Join(prompts, strings.Repeat("0", 16)+"-0123456789abcdef.kv")
+	os.WriteFile(mine, []byte("x"), 0o600)
+	os.WriteFile(other, []byte("x"), 0o600)
 	if r := modelsCLI(t, dir, "rm", "second"); r.code != 0 || r.stdout != "removed second\n" {
 		t.Errorf("rm: %+v", r)
+	}
+	if _, err := os.Stat(mine); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the removed model's prompt cache entry is still there (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another model's prompt cache entry went too: %v", err)
 	}
 	if r := modelsCLI(t, dir, "default"); r.code != 1 {
 		t.Errorf("default after removing it: %+v", r)

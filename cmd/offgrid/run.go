@@ -36,6 +36,7 @@ type runFlags struct {
 	verbosePrompt, remind       bool
 	compactTools                bool
 	curator                     string
+	noPromptCache               bool
 	onRepeat, answer            string
 	results                     string
 	resultRole                  string
@@ -90,6 +91,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 15, "tool calls per reply")
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
+	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
 	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
 	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn) or answer (not run; the model answers in text instead); default: the model's catalog setting, else stop")
@@ -188,10 +190,11 @@ func (l *loaded) Close() {
 
 // load opens the model ref names ("" is the default).
 func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
-	path, err := resolveModel(ctx, ld.env, ref)
+	mr, err := lookupModel(ctx, ld.env, ref)
 	if err != nil {
 		return nil, err
 	}
+	path := mr.path
 	opts, f := ld.opts, ld.flags
 	// The catalog's measured settings for this model, where flags do not
 	// say otherwise.
@@ -228,6 +231,9 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	if err != nil {
 		m.Close()
 		return nil, err
+	}
+	if !f.noPromptCache {
+		usePromptCache(ld.env, mc, path, mr.sha256)
 	}
 	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), ld.reg, ld.policy, ld.prompter, opts)
 	if err != nil {

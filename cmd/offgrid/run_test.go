@@ -17,15 +17,18 @@ import (
 )
 
 // runEnv is an environment for `offgrid run` tests: a private config
-// directory (no remembered permissions), the real model store, no
-// terminal.
+// directory (no remembered permissions) and cache (no prompt cache), the
+// real model store, no terminal.
 func runEnv(t *testing.T, stdin string, stdout *bytes.Buffer) (*cliEnv, *bytes.Buffer) {
 	t.Helper()
-	config := t.TempDir()
+	config, cache := t.TempDir(), t.TempDir()
 	var errb bytes.Buffer
 	return &cliEnv{stdin: strings.NewReader(stdin), stdout: stdout, stderr: &errb, getenv: func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
+		switch k {
+		case "XDG_CONFIG_HOME":
 			return config
+		case "XDG_CACHE_HOME":
+			return cache
 		}
 		return os.Getenv(k)
 	}}, &errb
@@ -222,5 +225,61 @@ func TestRunDefaultModel(t *testing.T) {
 				t.Fatalf("want a read_file of %s and an answer with %q; got:\n%s", tc.file, tc.want, strings.Join(trace, "\n"))
 			}
 		})
+	}
+}
+
+// TestRunPromptCache: a second run loads the prompt before the user's
+// text from $XDG_CACHE_HOME/offgrid/prompts and answers the same;
+// --no-prompt-cache neither loads nor saves.
+func TestRunPromptCache(t *testing.T) {
+	model, cache := tinyModel(t), t.TempDir()
+	run := func(extra ...string) (agent.Stats, string) {
+		t.Helper()
+		var out bytes.Buffer
+		env, errb := runEnv(t, "", &out)
+		getenv := env.getenv
+		env.getenv = func(k string) string { // one cache for the three runs
+			if k == "XDG_CACHE_HOME" {
+				return cache
+			}
+			return getenv(k)
+		}
+		args := append([]string{"run", "-m", model, "--root", t.TempDir(), "-p", "Hello.", "--json", "--tool-choice", "none",
+			"--seed", "3", "-n", "16", "-t", "1", "-c", "1024", "--system", strings.Repeat("You are a careful assistant. ", 20)}, extra...)
+		if code := runMain(t.Context(), env, args); code != 0 {
+			t.Fatalf("exit %d\n%s", code, errb.String())
+		}
+		var st *agent.Stats
+		var final string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var e agent.Event
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			if e.Stats != nil && st == nil {
+				st = e.Stats
+			}
+			if e.Type == agent.EventFinal {
+				final = e.Text
+			}
+		}
+		if st == nil {
+			t.Fatalf("no stats event:\n%s", out.String())
+		}
+		return *st, final
+	}
+	entries := func() int { m, _ := filepath.Glob(filepath.Join(cache, "offgrid", "prompts", "*.kv")); return len(m) }
+
+	off, want := run("--no-prompt-cache")
+	if off.PromptLoaded != 0 || entries() != 0 {
+		t.Fatalf("--no-prompt-cache: %+v, %d entries", off, entries())
+	}
+	cold, got := run()
+	if cold.PromptLoaded != 0 || entries() != 1 || got != want {
+		t.Fatalf("cold: %+v, %d entries, %q (want %q)", cold, entries(), got, want)
+	}
+	warm, got := run()
+	if warm.PromptLoaded == 0 || warm.PromptDecoded >= cold.PromptDecoded || got != want {
+		t.Fatalf("warm: %+v, %q (want %q)", warm, got, want)
 	}
 }

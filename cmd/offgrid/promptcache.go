@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/inference/promptcache"
+	"github.com/offgrid-ai/offgrid/models"
+)
+
+// promptCacheDir is where the prompt cache lives:
+// $XDG_CACHE_HOME/offgrid/prompts, else ~/.cache/offgrid/prompts.
+func promptCacheDir(env *cliEnv) (string, error) {
+	dir, err := models.CacheDir(env.getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "prompts"), nil
+}
+
+// usePromptCache gives c the prompt cache of the model at path (sha256 its
+// hash when known, else it is hashed once and remembered). The cache is
+// a speed-up: its problems are warnings on stderr, never errors.
+func usePromptCache(env *cliEnv, c *inference.Context, path, sha256 string) {
+	warn := func(err error) { fmt.Fprintf(env.stderr, "offgrid: warning: %v\n", err) }
+	dir, err := promptCacheDir(env)
+	if err != nil {
+		warn(fmt.Errorf("no prompt cache: %w", err))
+		return
+	}
+	if sha256 == "" {
+		if sha256, err = promptcache.ModelSHA256(dir, path); err != nil {
+			warn(fmt.Errorf("no prompt cache: %w", err))
+			return
+		}
+	}
+	c.SetPrefixCache(promptcache.New(dir, sha256, promptcache.Options{Warn: warn}))
+}
+
+// removePromptCache removes the prompt cache entries of a model.
+func removePromptCache(env *cliEnv, sha256 string) error {
+	dir, err := promptCacheDir(env)
+	if err != nil {
+		return err
+	}
+	_, err = promptcache.RemoveModel(dir, sha256)
+	return err
+}
