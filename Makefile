@@ -81,7 +81,7 @@ test-data:
 
 # The libraries above the engine build, vet and pass their (short) tests
 # without cgo; tests that need the engine carry //go:build cgo.
-PURE := ./grammar/... ./tools/... ./agent/... ./bench/... ./models/... ./internal/...
+PURE := ./grammar/... ./tools/... ./agent/... ./bench/... ./models/... ./internal/... ./curator/...
 test-nocgo: test-data
 	CGO_ENABLED=0 $(GO) vet $(PURE)
 	CGO_ENABLED=0 OFFGRID_BFCL=$(OFFGRID_BFCL) $(GO) test -short $(PURE)
