@@ -60,9 +60,14 @@ func TestMCPSuite(t *testing.T) {
 			t.Errorf("%s passes without the agent doing anything", task.ID)
 		}
 	}
-	// --mcp's servers join every task.
-	s.AddMCP("git", MCPServer{Command: "git-server"})
-	for _, task := range s.Tasks {
+	// --mcp's servers join every task (of another copy of the suite: this
+	// one's first task is started below).
+	extra, err := LoadSuite("mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra.AddMCP("git", MCPServer{Command: "git-server"})
+	for _, task := range extra.Tasks {
 		if strings.Join(task.MCP, ",") != "fs,git" {
 			t.Errorf("%s: servers %v after AddMCP", task.ID, task.MCP)
 		}
