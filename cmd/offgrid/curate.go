@@ -58,15 +58,16 @@ func (s *sessionCurator) Curate(ctx context.Context, request, name, text string)
 	return c.Curate(ctx, request, name, text)
 }
 
-// use makes m, loaded from path, the curator's model. The returned
-// curatorModel is closed before m.
-func (s *sessionCurator) use(m *inference.Model, path string) *curatorModel {
+// use makes m, loaded from path, the curator's model; sha256 is the
+// model file's hash, if known, which names the model in the cache keys.
+// The returned curatorModel is closed before m.
+func (s *sessionCurator) use(m *inference.Model, path, sha256 string) *curatorModel {
 	if !s.useModel {
 		return nil
 	}
 	cm := &curatorModel{m: m, threads: s.threads}
-	id := path
-	if fi, err := os.Stat(path); err == nil {
+	id := "sha256 " + sha256
+	if fi, err := os.Stat(path); sha256 == "" && err == nil {
 		id = fmt.Sprintf("%s %d %d", filepath.Base(path), fi.Size(), fi.ModTime().UnixNano())
 	}
 	s.mu.Lock()

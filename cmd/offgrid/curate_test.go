@@ -30,7 +30,7 @@ func TestCuratorModel(t *testing.T) {
 	defer m.Close()
 	cache := t.TempDir()
 	sc := &sessionCurator{cacheDir: cache, useModel: true}
-	cm := sc.use(m, path)
+	cm := sc.use(m, path, "")
 	defer cm.Close()
 	c := bench.CuratorCases()[2] // the application log
 	s, err := sc.Curate(t.Context(), c.Question, c.File, c.Text)
@@ -43,7 +43,7 @@ func TestCuratorModel(t *testing.T) {
 	t.Logf("%s: %v (answer on line %d)", c.Question, s.Ranges, c.Answer)
 
 	sc2 := &sessionCurator{cacheDir: cache, useModel: true}
-	cm2 := sc2.use(m, path)
+	cm2 := sc2.use(m, path, "")
 	defer cm2.Close()
 	again, err := sc2.Curate(t.Context(), c.Question, c.File, c.Text)
 	if err != nil || !again.Cached || len(again.Ranges) != len(s.Ranges) || again.Ranges[0] != s.Ranges[0] {

@@ -20,22 +20,24 @@ func promptCacheDir(env *cliEnv) (string, error) {
 }
 
 // usePromptCache gives c the prompt cache of the model at path (sha256 its
-// hash when known, else it is hashed once and remembered). The cache is
-// a speed-up: its problems are warnings on stderr, never errors.
-func usePromptCache(env *cliEnv, c *inference.Context, path, sha256 string) {
+// hash when known, else it is hashed once and remembered) and returns the
+// hash ("" if unknown). The cache is a speed-up: its problems are warnings
+// on stderr, never errors.
+func usePromptCache(env *cliEnv, c *inference.Context, path, sha256 string) string {
 	warn := func(err error) { fmt.Fprintf(env.stderr, "offgrid: warning: %v\n", err) }
 	dir, err := promptCacheDir(env)
 	if err != nil {
 		warn(fmt.Errorf("no prompt cache: %w", err))
-		return
+		return sha256
 	}
 	if sha256 == "" {
 		if sha256, err = promptcache.ModelSHA256(dir, path); err != nil {
 			warn(fmt.Errorf("no prompt cache: %w", err))
-			return
+			return ""
 		}
 	}
 	c.SetPrefixCache(promptcache.New(dir, sha256, promptcache.Options{Warn: warn}))
+	return sha256
 }
 
 // removePromptCache removes the prompt cache entries of a model.

@@ -232,8 +232,9 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		m.Close()
 		return nil, err
 	}
+	sha := mr.sha256
 	if !f.noPromptCache {
-		usePromptCache(ld.env, mc, path, mr.sha256)
+		sha = usePromptCache(ld.env, mc, path, sha)
 	}
 	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), ld.reg, ld.policy, ld.prompter, opts)
 	if err != nil {
@@ -243,7 +244,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	}
 	l := &loaded{m: m, mc: mc, ag: ag, path: path, name: modelName(m, path)}
 	if ld.curator != nil {
-		l.cur = ld.curator.use(m, path)
+		l.cur = ld.curator.use(m, path, sha)
 	}
 	return l, nil
 }
