@@ -264,6 +264,14 @@ func (c *chat) contextUse(context.Context, string) error {
 		fmt.Fprintf(w, "prompt cache    %6d of the last prompt's %d tokens were reused from the KV cache (%d%%)\n",
 			l.PromptReused, l.PromptTokens, percent(l.PromptReused, l.PromptTokens))
 	}
+	if cs := c.lm.ag.Compactions(); len(cs) > 0 {
+		results, turns := 0, 0
+		for _, x := range cs {
+			results, turns = results+x.Results, turns+x.Turns
+		}
+		fmt.Fprintf(w, "compactions     %6d (%d tool results summarised, %d earlier turns removed); the last: %s\n",
+			len(cs), results, turns, cs[len(cs)-1])
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -233,4 +234,26 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestREPLCompactions: a session longer than its window is compacted, and
+// /context says how often and what was removed.
+func TestREPLCompactions(t *testing.T) {
+	var lines []string
+	for i := range 80 {
+		lines = append(lines, fmt.Sprintf("Message number %d: tell me something.", i))
+	}
+	script := strings.Join(append(lines, "/context", "/exit"), "\n") + "\n"
+	var out bytes.Buffer
+	env, errb := runEnv(t, script, &out)
+	err := runCommand(t.Context(), env, []string{"-m", tinyModel(t), "--root", t.TempDir(), "--seed", "1", "-n", "16", "-t", "1", "--tool-choice", "none", "-c", "2048"}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !regexp.MustCompile(`compactions +\d+ \(\d+ tool results summarised, [1-9]\d* earlier turns removed\); the last: context compacted`).MatchString(out.String()) {
+		t.Fatalf("/context shows no compaction:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "context compacted") {
+		t.Errorf("no compaction reported on stderr:\n%s", errb.String())
+	}
 }
