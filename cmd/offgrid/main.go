@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -56,7 +57,7 @@ func commands() []command {
 func main() {
 	agent.ServeTemplateCheck() // when re-executed to vet a chat template
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/offgrid-ai/offgrid/agent"
@@ -57,6 +58,11 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 		defer signal.Stop(ch)
 		interrupts = ch
 	}
+	// SIGTERM ends the session: the reply is stopped, the terminal and the
+	// history are left as they should be, and offgrid dies of the signal.
+	terms := make(chan os.Signal, 1)
+	signal.Notify(terms, syscall.SIGTERM)
+	defer signal.Stop(terms)
 	// The process-wide context ends at the first Ctrl-C; here Ctrl-C only
 	// ends a reply.
 	base := context.WithoutCancel(ctx)
@@ -69,6 +75,14 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 			select {
 			case <-done:
 				return
+			case <-terms:
+				mu.Lock()
+				if cancel != nil {
+					cancel()
+				}
+				mu.Unlock()
+				in.Close()
+				dieOf(syscall.SIGTERM)
 			case <-interrupts:
 				mu.Lock()
 				if cancel != nil {
