@@ -31,7 +31,7 @@ func requestOf(ctx context.Context) string {
 }
 
 // A file read whole is curated when it has more than curateLines lines
-// and more than curateBytes bytes; smaller files come back whole.
+// and more than curateBytes bytes; others come back whole.
 const (
 	curateLines = 100
 	curateBytes = 8 << 10
@@ -47,7 +47,7 @@ func (f *fileTools) curated(ctx context.Context, path string, br *bufio.Reader, 
 		return "", nil, false, f.sb.pathError(path, err)
 	}
 	text := string(b)
-	if strings.Count(text, "\n") < curateLines {
+	if strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1 <= curateLines {
 		return "", bufio.NewReader(strings.NewReader(text)), false, nil
 	}
 	sel, err := f.curator.Curate(ctx, request, path, text)

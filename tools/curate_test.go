@@ -27,8 +27,8 @@ func TestReadFileCurated(t *testing.T) {
 		fmt.Fprintf(&long, "This is line %d of long.txt, with some filler text to make it long.\n", i)
 	}
 	os.WriteFile(filepath.Join(root, "long.txt"), []byte(long.String()), 0o644)
-	// Over 8 KB but under 100 lines: read whole.
-	os.WriteFile(filepath.Join(root, "wide.txt"), []byte(strings.Repeat(strings.Repeat("w", 200)+"\n", 60)), 0o644)
+	// Over 8 KB but 100 lines: read whole.
+	os.WriteFile(filepath.Join(root, "wide.txt"), []byte(strings.Repeat(strings.Repeat("w", 200)+"\n", 100)), 0o644)
 	r, err := Builtin(root, WithCurator(curator.New(curator.Options{})))
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +57,8 @@ func TestReadFileCurated(t *testing.T) {
 			[]string{"5: This is line 5 ", "6: This"}, []string{"2999", "curator"}},
 		{"no request", t.Context(), `{"path":"long.txt"}`,
 			[]string{"1: This is line 1 of", "[stopped at line "}, []string{"curator"}},
-		{"few long lines", ask("What is on line 50?"), `{"path":"wide.txt"}`,
-			[]string{"1: www", "60: www"}, []string{"curator", "…"}},
+		{"100 long lines", ask("What is on line 50?"), `{"path":"wide.txt"}`,
+			[]string{"1: www", "100: www"}, []string{"curator", "…"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := read(tc.ctx, tc.args)
