@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/offgrid-ai/offgrid/internal/shellword"
 )
 
 // shellArgs names, per tool, the argument holding a shell command. Rules
@@ -53,26 +55,7 @@ func simpleCommand(command string) bool {
 		return false
 	}
 	for _, w := range call.Args {
-		if !literalWord(w) {
-			return false
-		}
-	}
-	return true
-}
-
-// literalWord reports whether a word expands to fixed text (globs and
-// braces aside): plain, single- and double-quoted text only.
-func literalWord(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit, *syntax.SglQuoted:
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if _, ok := q.(*syntax.Lit); !ok {
-					return false
-				}
-			}
-		default:
+		if !shellword.Literal(w) {
 			return false
 		}
 	}

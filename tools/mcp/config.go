@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/offgrid-ai/offgrid/internal/shellword"
 	"github.com/offgrid-ai/offgrid/internal/xdg"
 )
 
@@ -72,7 +73,7 @@ func splitWords(line string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !literalWord(w) {
+		if !shellword.Literal(w) {
 			return nil, fmt.Errorf("%q: only plain and quoted words are allowed (no $, `, or operators); let your shell expand variables", line[w.Pos().Offset():w.End().Offset()])
 		}
 		fields, err := expand.Fields(&expand.Config{}, w) // quote removal only
@@ -82,25 +83,6 @@ func splitWords(line string) ([]string, error) {
 		words = append(words, fields...)
 	}
 	return words, nil
-}
-
-// literalWord reports whether a word is fixed text: plain, single- and
-// double-quoted text only.
-func literalWord(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit, *syntax.SglQuoted:
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if _, ok := q.(*syntax.Lit); !ok {
-					return false
-				}
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func checkServerName(name string) error {
