@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -134,11 +133,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	var mcpCalls int
 	var final string
 	var trace []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e agent.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
-		}
+	for _, e := range jsonEvents(t, out.String()) {
 		switch e.Type {
 		case agent.EventToolResult:
 			r := e.Record

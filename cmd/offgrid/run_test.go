@@ -34,6 +34,21 @@ func runEnv(t *testing.T, stdin string, stdout *bytes.Buffer) (*cliEnv, *bytes.B
 	}}, &errb
 }
 
+// jsonEvents parses offgrid run --json output: one event per line, and
+// nothing else.
+func jsonEvents(t *testing.T, out string) []agent.Event {
+	t.Helper()
+	var events []agent.Event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
 func tinyModel(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
@@ -84,23 +99,18 @@ func TestRunJSON(t *testing.T) {
 	}
 	var types []agent.EventType
 	var calls, results int
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	for _, line := range lines {
-		var e agent.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("stdout line is not an event: %v\n%s", err, line)
-		}
+	for _, e := range jsonEvents(t, out.String()) {
 		types = append(types, e.Type)
 		switch e.Type {
 		case agent.EventToolCall:
 			calls++
 			if e.ID == "" || e.Tool == "" || !json.Valid(e.Arguments) {
-				t.Errorf("tool_call %s", line)
+				t.Errorf("tool_call %+v", e)
 			}
 		case agent.EventToolResult:
 			results++
 			if e.Record == nil || e.Record.Name != e.Tool {
-				t.Errorf("tool_result %s", line)
+				t.Errorf("tool_result %+v", e)
 			}
 		}
 	}
@@ -203,11 +213,7 @@ func TestRunDefaultModel(t *testing.T) {
 			var read bool
 			var final string
 			var trace []string
-			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-				var e agent.Event
-				if err := json.Unmarshal([]byte(line), &e); err != nil {
-					t.Fatalf("stdout line is not an event: %v\n%s", err, line)
-				}
+			for _, e := range jsonEvents(t, out.String()) {
 				switch e.Type {
 				case agent.EventToolCall:
 					read = read || e.Tool == "read_file" && strings.Contains(string(e.Arguments), tc.file)
@@ -251,11 +257,7 @@ func TestRunPromptCache(t *testing.T) {
 		}
 		var st *agent.Stats
 		var final string
-		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-			var e agent.Event
-			if err := json.Unmarshal([]byte(line), &e); err != nil {
-				t.Fatalf("%v: %s", err, line)
-			}
+		for _, e := range jsonEvents(t, out.String()) {
 			if e.Stats != nil && st == nil {
 				st = e.Stats
 			}
