@@ -29,6 +29,10 @@ type chat struct {
 	out     *eventPrinter
 	root    string // where the tools work, absolute
 	faint   bool   // the stats line may be dimmed (stderr is a terminal)
+	// notes tell the model, with the user's next message, what the user
+	// did to its work between turns (/undo), so it does not go on from
+	// files that are no longer there.
+	notes []string
 }
 
 // errExit ends the session.
@@ -124,7 +128,7 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 		mu.Lock()
 		cancel = cf
 		mu.Unlock()
-		turn, err := c.lm.ag.Send(tctx, strings.TrimSpace(text), c.out.event)
+		turn, err := c.lm.ag.Send(tctx, c.message(text), c.out.event)
 		mu.Lock()
 		cancel = nil
 		mu.Unlock()
@@ -137,6 +141,18 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 			c.statsLine(turn)
 		}
 	}
+}
+
+// message is the text sent to the model for what the user typed: the
+// notes of what happened since the last turn, in brackets, then the text.
+func (c *chat) message(text string) string {
+	text = strings.TrimSpace(text)
+	if len(c.notes) == 0 {
+		return text
+	}
+	note := "[" + strings.Join(c.notes, " ") + "]"
+	c.notes = nil
+	return note + "\n\n" + text
 }
 
 // statsLine shows the speed of the turn's replies and how full the
@@ -228,7 +244,8 @@ func (c *chat) help(context.Context, string) error {
 	w.Flush()
 	fmt.Fprintf(c.env.stdout, "\n"+`Start with """ and end with """ to send several lines. Tab completes commands and file names;`+
 		"\nthe arrows edit the line and walk the history. Ctrl-C stops a reply or clears the line; Ctrl-D exits.\n"+
-		"/undo reverts changes of write_file, replace_lines and insert_lines, not of bash commands.\n")
+		"/undo reverts changes of write_file, replace_lines and insert_lines, not of bash commands;\n"+
+		"the model is told of it with your next message.\n")
 	return nil
 }
 
@@ -290,6 +307,7 @@ func (c *chat) contextUse(context.Context, string) error {
 }
 
 func (c *chat) clear(context.Context, string) error {
+	c.notes = nil
 	c.lm.ag.Reset()
 	c.lm.mc.Reset()
 	c.out.last = nil
@@ -353,7 +371,7 @@ func (c *chat) load(_ context.Context, file string) error {
 	if err := c.lm.ag.SetHistory(msgs); err != nil {
 		return fmt.Errorf("load %s: %w", path, err)
 	}
-	c.out.last = nil
+	c.out.last, c.notes = nil, nil
 	fmt.Fprintf(c.env.stderr, "loaded %d messages from %s\n", len(msgs), path)
 	return nil
 }
@@ -373,8 +391,10 @@ func (c *chat) undo(_ context.Context, arg string) error {
 	}
 	if ch.Existed {
 		fmt.Fprintf(c.env.stdout, "restored %s (%d bytes, as before the tool wrote it)", ch.Path, ch.Size)
+		c.notes = append(c.notes, fmt.Sprintf("The user undid the last change a tool made to %s: it holds its earlier content again.", ch.Path))
 	} else {
 		fmt.Fprintf(c.env.stdout, "removed %s (a tool had created it)", ch.Path)
+		c.notes = append(c.notes, fmt.Sprintf("The user undid the creation of %s: it no longer exists.", ch.Path))
 	}
 	if n := c.journal.Len(); n > 0 {
 		fmt.Fprintf(c.env.stdout, "; %d more to undo", n)

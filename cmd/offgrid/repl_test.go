@@ -19,6 +19,7 @@ import (
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 func TestParseSlash(t *testing.T) {
@@ -255,5 +256,43 @@ func TestREPLCompactions(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "context compacted") {
 		t.Errorf("no compaction reported on stderr:\n%s", errb.String())
+	}
+}
+
+// TestREPLUndoNote: after /undo, the next message tells the model which
+// file went back, once; /clear drops notes the new conversation cannot use.
+func TestREPLUndoNote(t *testing.T) {
+	dir := t.TempDir()
+	j := &tools.Journal{}
+	reg, err := tools.Builtin(dir, tools.WithJournal(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, content := range []string{"one", "two"} {
+		if res := reg.Execute(t.Context(), "write_file", json.RawMessage(`{"path":"a.txt","content":"`+content+`"}`)); !res.Success {
+			t.Fatal(res.Message())
+		}
+	}
+	var out bytes.Buffer
+	env, _ := runEnv(t, "", &out)
+	c := &chat{env: env, journal: j}
+	if got := c.message("  hi \n"); got != "hi" {
+		t.Fatalf("with no notes: %q", got)
+	}
+	for range 2 {
+		if err := c.undo(t.Context(), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "[The user undid the last change a tool made to a.txt: it holds its earlier content again. " +
+		"The user undid the creation of a.txt: it no longer exists.]\n\nWhat now?"
+	if got := c.message("What now?"); got != want {
+		t.Errorf("first message after /undo:\n%q\nwant\n%q", got, want)
+	}
+	if got := c.message("And then?"); got != "And then?" {
+		t.Errorf("the note was sent twice: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a.txt after two undos: %v", err)
 	}
 }
