@@ -20,9 +20,11 @@ import (
 // TestDefaultModelBudget: on the default model, in a window with little
 // room beside the tool definitions, outputs far larger than the window —
 // a 200 KB file, a 5,000-line grep, a command printing 1 MB — are cut to
-// fit, and a 30-turn conversation is compacted: every turn ends with an
+// fit, and a long conversation is compacted: every turn ends with an
 // answer, none with "prompt does not fit". One context serves all, so
-// the system prompt and tools are decoded once.
+// the system prompt and tools are decoded once. One thread: go test runs
+// two packages at once on this 2-core machine, and ggml's spinning
+// thread barrier collapses decoding when threads outnumber cores.
 func TestDefaultModelBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
@@ -33,7 +35,7 @@ func TestDefaultModelBudget(t *testing.T) {
 	}
 	defer m.Close()
 	const window = 3072 // the tools take ~1,800 tokens of it
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 2})
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,20 +112,27 @@ func TestDefaultModelBudget(t *testing.T) {
 		})
 	}
 
-	t.Run("30 turns", func(t *testing.T) {
+	t.Run("long conversation", func(t *testing.T) {
 		start := time.Now()
 		o := opts
 		o.MaxTokens = 48
 		a := newAgent(t, o)
-		for i := range 30 {
+		// Turns go on until two have been answered after the first
+		// compaction (the window fills after about fifteen).
+		const most = 30
+		after := 0
+		for i := 0; i < most && after < 2; i++ {
 			prompt := fmt.Sprintf("Write one sentence about the number %d.", 1000+7*i)
 			turn, err := a.Send(t.Context(), prompt, nil)
 			answers(t, prompt, turn, err)
+			if len(a.Compactions()) > 0 {
+				after++
+			}
 		}
 		cs := a.Compactions()
 		if len(cs) == 0 {
-			t.Fatal("30 turns in a 3,072-token window and no compaction")
+			t.Fatalf("%d turns in a %d-token window and no compaction", most, window)
 		}
-		t.Logf("30 turns in %s, %d compactions, the last: %s", time.Since(start).Round(time.Second), len(cs), cs[len(cs)-1])
+		t.Logf("%s, %d compactions, the last: %s", time.Since(start).Round(time.Second), len(cs), cs[len(cs)-1])
 	})
 }

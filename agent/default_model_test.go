@@ -21,7 +21,8 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
 	}
-	return loadModel(t, storeModelPath(t, "default"), 2)
+	// One thread: go test runs two packages at once on a 2-core machine.
+	return loadModel(t, storeModelPath(t, "default"), 1)
 }
 
 // builtinDir returns the built-in tools over a directory holding notes.txt

@@ -28,7 +28,7 @@ func TestDefaultModelPromptCache(t *testing.T) {
 	const user = "List the files in this directory."
 	reply := func(pc inference.PrefixCache) Completion {
 		t.Helper()
-		c, err := m.NewContext(inference.ContextOptions{ContextSize: 4096, Threads: 2})
+		c, err := m.NewContext(inference.ContextOptions{ContextSize: 4096, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestCuratorModel(t *testing.T) {
 	}
 	defer m.Close()
 	cache := t.TempDir()
-	sc := &sessionCurator{cacheDir: cache, useModel: true}
+	sc := &sessionCurator{cacheDir: cache, threads: 1, useModel: true}
 	cm := sc.use(m, path, "")
 	defer cm.Close()
 	c := bench.CuratorCases()[2] // the application log
@@ -42,7 +42,7 @@ func TestCuratorModel(t *testing.T) {
 	}
 	t.Logf("%s: %v (answer on line %d)", c.Question, s.Ranges, c.Answer)
 
-	sc2 := &sessionCurator{cacheDir: cache, useModel: true}
+	sc2 := &sessionCurator{cacheDir: cache, threads: 1, useModel: true}
 	cm2 := sc2.use(m, path, "")
 	defer cm2.Close()
 	again, err := sc2.Curate(t.Context(), c.Question, c.File, c.Text)

@@ -122,7 +122,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	if _, err := resolveModel(context.Background(), env, ""); err != nil {
 		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 	}
-	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1"})
+	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1", "-t", "1"})
 	if code != 0 {
 		if strings.Contains(errb.String(), "MCP server fs") {
 			testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())

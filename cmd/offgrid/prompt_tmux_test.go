@@ -158,7 +158,7 @@ func TestPermissionPromptInREPL(t *testing.T) {
 	}
 	root := t.TempDir()
 	flags := []string{"-m", tinyModel(t), "--root", root, "--compact-tools", "-c", "8192", "--tool-choice", "required",
-		"--max-iterations", "1", "--max-tool-calls", "1", "-n", "64", "-t", "2"}
+		"--max-iterations", "1", "--max-tool-calls", "1", "-n", "64", "-t", "1"}
 	seed, tool, args := askingSeed(t, flags)
 	self, err := os.Executable()
 	if err != nil {

@@ -167,7 +167,8 @@ func TestRunREPLInterrupt(t *testing.T) {
 }
 
 // TestRunDefaultModel is the acceptance run of the default model, with
-// default flags: `offgrid run -p PROMPT --yes --json` in a directory of a
+// default flags but one thread (go test runs two packages at once on a
+// 2-core machine): `offgrid run -p PROMPT --yes --json` in a directory of a
 // few files must read the file asked about and answer from it: a short
 // note, and a line near the end of a 3,000-line file (197 KB, larger
 // than the context window). It takes minutes on a loaded CPU; -short
@@ -206,7 +207,7 @@ func TestRunDefaultModel(t *testing.T) {
 			if _, err := resolveModel(context.Background(), env, ""); err != nil {
 				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}
-			code := runMain(t.Context(), env, []string{"run", "-p", tc.prompt, "--yes", "--json"})
+			code := runMain(t.Context(), env, []string{"run", "-p", tc.prompt, "--yes", "--json", "-t", "1"})
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, errb.String())
 			}
