@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
@@ -101,10 +103,11 @@ func atPrompt(want string, n int) func(string) bool {
 // qwen2.5-coder-0.5b and uses it as a person would: a prompt that makes
 // the model write a file (one round of calls: --tool-choice required
 // makes the first reply a call, --max-iterations 1 ends the turn after
-// it, so the run does not depend on how the model goes on), /tools, /context, /undo until the file is back
-// byte for byte (mode included), the up arrow to repeat a command, Tab to
-// complete one, and Ctrl-D to leave; the history is kept in the state
-// directory.
+// it, so the run does not depend on how the model goes on), the
+// permission prompt showing the call's arguments exactly, answered "Allow
+// once"; /tools, /context, /undo until the file is back byte for byte
+// (mode included), the up arrow to repeat a command, Tab to complete one,
+// and Ctrl-D to leave; the history is kept in the state directory.
 func TestREPLTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the real-terminal run on a real model")
@@ -125,14 +128,29 @@ func TestREPLTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := newTerminal(t, fmt.Sprintf(`cd %q
-%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required --yes -t 2 --seed 1 -n 256 --max-iterations 1
+%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required -t 1 --seed 1 -n 256 --max-iterations 1
 echo "offgrid exited: $?"
 sleep 600
 `, root, asCLI, state, t.TempDir(), t.TempDir(), exe, model))
 
 	term.waitFor("the banner and the prompt", 2*time.Minute, atPrompt("/help lists commands", 1))
 	term.typeLine("Write hi to a.txt", "Enter")
-	s := term.waitFor("the reply and its stats line", 5*time.Minute, atPrompt("tokens/s", 1))
+	// The write asks first, showing the arguments exactly as they will run.
+	s := term.waitFor("the permission prompt", 5*time.Minute, shows(" to run?"))
+	call := regexp.MustCompile(`(?m)^→ (\w+) (\{.*\})$`).FindStringSubmatch(s)
+	if call == nil {
+		t.Fatalf("no call line before the permission prompt; the screen:\n%s", s)
+	}
+	if want := "Allow " + call[1] + " to run?"; !strings.Contains(s, want) {
+		t.Fatalf("the prompt lacks %q; the screen:\n%s", want, s)
+	}
+	if want := "Arguments:\n" + permission.FormatArgs(json.RawMessage(call[2])) + "\n"; !strings.Contains(s, want) {
+		t.Fatalf("the prompt lacks the arguments as they run:\n%s\nthe screen:\n%s", want, s)
+	}
+	term.typeLine("", "Down") // Allow once
+	term.waitFor("Allow once selected", time.Minute, shows("> Allow once"))
+	term.typeLine("", "Enter")
+	s = term.waitFor("the reply and its stats line", 5*time.Minute, atPrompt("tokens/s", 1))
 	writes := len(regexp.MustCompile(`(?m)^✅ (write_file|replace_lines|insert_lines) .*a\.txt`).FindAllString(s, -1))
 	if now, _ := os.ReadFile(target); writes == 0 || bytes.Equal(now, orig) {
 		t.Fatalf("the model did not change a.txt (%d writes, content %q); the screen:\n%s", writes, now, s)
