@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -29,6 +30,9 @@ type CompletionRequest struct {
 	// TextOnly constrains the reply to an answer in text (the tools stay
 	// in the prompt, so the KV cache is kept).
 	TextOnly bool
+	// Exclude names tools the grammar does not admit in this reply; they
+	// stay in the prompt, so the KV cache is kept.
+	Exclude []string
 	// CompactTools presents the tools with offgrid's short instructions
 	// (name(args): description) in the system message, even when the
 	// chat template would list their JSON schemas.
@@ -134,7 +138,14 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 	if req.TextOnly {
 		p.grammar = grammar.TextOnly()
 	} else if len(tools) > 0 && !req.NoGrammar {
-		g, err := grammar.ForTools(tools, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
+		admitted := tools
+		if len(req.Exclude) > 0 {
+			admitted = slices.DeleteFunc(slices.Clone(tools), func(t grammar.Tool) bool { return slices.Contains(req.Exclude, t.Name) })
+			if len(admitted) == 0 {
+				return p, fmt.Errorf("agent: every tool is excluded")
+			}
+		}
+		g, err := grammar.ForTools(admitted, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
 		if err != nil {
 			return p, err
 		}
@@ -194,7 +205,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		return out, fmt.Errorf("agent: tokenize prompt: %w", err)
 	}
 	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops(),
-		Prefix: c.sharedPrefix(req, tokens, addSpecial)}
+		Prefix: c.sharedPrefix(req, tokens)}
 	if p.grammar != nil && p.grammar.GBNF != "" {
 		ir.Grammar = c.engineGrammar(p.grammar)
 	}
@@ -237,14 +248,11 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	return out, nil
 }
 
-// sharedPrefix returns how many leading tokens of a prompt come before
-// the first user message's text (the system prompt, the tool definitions
-// and the opening of the user turn): the part every conversation with
-// these tools starts with, which the engine may keep across processes.
-// It is the tokens the prompt has in common with the same request
-// rendered with two stand-in user messages; 0 when those cannot be
-// rendered.
-func (c *Completer) sharedPrefix(req CompletionRequest, tokens []inference.Token, addSpecial bool) int {
+// fixedHead returns the tokens every prompt of req's conversation
+// starts with: what the prompts for two different first user messages
+// after req's system messages share (the system prompt and the tools, as
+// the template lays them out once a message follows).
+func (c *Completer) fixedHead(req CompletionRequest) ([]inference.Token, error) {
 	var system []Message
 	for _, m := range req.Messages {
 		if m.Role != RoleSystem {
@@ -252,25 +260,44 @@ func (c *Completer) sharedPrefix(req CompletionRequest, tokens []inference.Token
 		}
 		system = append(system, m)
 	}
-	n := len(tokens) - 1 // at least the last token is decoded
-	for _, stand := range []string{"A", "B"} {
-		head := req
-		head.Messages = append(append([]Message(nil), system...), Message{Role: RoleUser, Content: stand})
-		p, err := c.prompt(head)
+	var head []inference.Token
+	for i, stand := range []string{"A", "B"} {
+		r := req
+		r.Messages = append(slices.Clone(system), Message{Role: RoleUser, Content: stand})
+		p, err := c.prompt(r)
 		if err != nil {
-			return 0
+			return nil, err
 		}
-		htoks, err := c.eng.Tokenize(p.text, addSpecial, true)
+		toks, err := c.eng.Tokenize(p.text, c.info.BOS == "" || !strings.HasPrefix(p.text, c.info.BOS), true)
 		if err != nil {
-			return 0
+			return nil, fmt.Errorf("agent: tokenize prompt: %w", err)
 		}
-		i := 0
-		for i < min(n, len(htoks)) && htoks[i] == tokens[i] {
-			i++
+		if i == 0 {
+			head = toks
+			continue
 		}
-		n = i
+		head = head[:commonPrefix(head, toks)]
 	}
-	return max(n, 0)
+	return head, nil
+}
+
+// commonPrefix is the number of leading tokens a and b share.
+func commonPrefix(a, b []inference.Token) int {
+	n := 0
+	for n < min(len(a), len(b)) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// sharedPrefix is how many of tokens, the prompt of req, are its fixed
+// head (see fixedHead), leaving at least the last token to decode.
+func (c *Completer) sharedPrefix(req CompletionRequest, tokens []inference.Token) int {
+	head, err := c.fixedHead(req)
+	if err != nil || len(tokens) == 0 {
+		return 0
+	}
+	return min(commonPrefix(head, tokens), len(tokens)-1)
 }
 
 // engineGrammar turns a tool grammar into the engine's, with its trigger

@@ -151,3 +151,41 @@ func TestDefaultModelAnswersFromResults(t *testing.T) {
 		t.Logf("%s → %d calls, %q", tc.prompt, len(turn.Calls), turn.Content)
 	}
 }
+
+// TestDefaultModelUsage: with the default model's template, which lays
+// out the tools only once a message follows, Usage counts the tool
+// definitions as the fixed part of the window (it once counted 585 of
+// some 1,800 tokens there), and a first message adds only its own tokens.
+func TestDefaultModelUsage(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, defs := builtinDir(t)
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, nil, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := a.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schemas int
+	for _, d := range defs {
+		toks, err := m.Tokenize(string(d.Parameters), false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas += len(toks)
+	}
+	if u.Fixed < schemas || u.History != 0 {
+		t.Fatalf("usage of an empty conversation %+v; the tools' schemas alone are %d tokens", u, schemas)
+	}
+	if err := a.SetHistory([]Message{{Role: RoleUser, Content: "Hello there, how are you?"}}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := a.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Fixed != u.Fixed || after.History < 7 || after.History > 20 {
+		t.Fatalf("usage after one short message %+v (before %+v)", after, u)
+	}
+}

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/inference"
 )
 
 // Reset starts a new conversation: the history goes back to the system
@@ -57,33 +59,38 @@ type Usage struct {
 // the part every prompt carries (system prompt and tools) and the
 // conversation after it.
 func (a *Agent) Usage() (Usage, error) {
-	var sys []Message
-	if len(a.history) > 0 && a.history[0].Role == RoleSystem {
-		sys = a.history[:1]
-	}
-	fixed, err := a.countTokens(sys)
+	head, err := a.c.fixedHead(a.countRequest(a.history))
 	if err != nil {
 		return Usage{}, err
 	}
-	all, err := a.countTokens(a.history)
+	if len(a.history) == 0 || len(a.history) == 1 && a.history[0].Role == RoleSystem {
+		return Usage{Fixed: len(head)}, nil
+	}
+	all, err := a.tokens(a.history)
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{Fixed: fixed, History: max(0, all-fixed)}, nil
+	return Usage{Fixed: len(head), History: max(0, len(all)-len(head))}, nil
 }
 
-func (a *Agent) countTokens(msgs []Message) (int, error) {
-	text, err := a.c.Prompt(CompletionRequest{
+// countRequest is the request Send would make for msgs.
+func (a *Agent) countRequest(msgs []Message) CompletionRequest {
+	return CompletionRequest{
 		Messages: msgs, Tools: a.defs, Format: a.opts.Format, ToolChoice: a.opts.ToolChoice,
 		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, ResultsAsUser: a.opts.ResultsAsUser,
 		CompactTools: a.opts.CompactTools,
-	})
+	}
+}
+
+// tokens renders msgs as the next prompt and tokenizes it.
+func (a *Agent) tokens(msgs []Message) ([]inference.Token, error) {
+	text, err := a.c.Prompt(a.countRequest(msgs))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	toks, err := a.c.eng.Tokenize(text, a.c.info.BOS == "" || !strings.HasPrefix(text, a.c.info.BOS), true)
 	if err != nil {
-		return 0, fmt.Errorf("agent: tokenize prompt: %w", err)
+		return nil, fmt.Errorf("agent: tokenize prompt: %w", err)
 	}
-	return len(toks), nil
+	return toks, nil
 }
