@@ -58,7 +58,10 @@ type Options struct {
 	// identical call is run and its result carries a note, a third ends
 	// the turn with a message. RepeatAnswer: a call identical to one made
 	// before in the turn is not run; the model answers in text from the
-	// results it has (see Answer).
+	// results it has (see Answer). RepeatAnother: the first repeat in a
+	// turn is not run either; the reply is made again with the repeated
+	// tool left out of the grammar, so the model calls another tool or
+	// answers; a repeat after that is handled as by RepeatAnswer.
 	OnRepeat RepeatPolicy
 	// Answer is how the model answers once it has results and repeats
 	// itself: AnswerInline ("") in the same conversation, tools offered
@@ -80,8 +83,9 @@ type Options struct {
 type RepeatPolicy string
 
 const (
-	RepeatStop   RepeatPolicy = "stop"
-	RepeatAnswer RepeatPolicy = "answer"
+	RepeatStop    RepeatPolicy = "stop"
+	RepeatAnswer  RepeatPolicy = "answer"
+	RepeatAnother RepeatPolicy = "another"
 )
 
 // ParseRepeatPolicy returns the RepeatPolicy named s ("" is stop).
@@ -89,10 +93,10 @@ func ParseRepeatPolicy(s string) (RepeatPolicy, error) {
 	switch r := RepeatPolicy(s); r {
 	case "", RepeatStop:
 		return RepeatStop, nil
-	case RepeatAnswer:
+	case RepeatAnswer, RepeatAnother:
 		return r, nil
 	}
-	return "", fmt.Errorf("agent: unknown repeat policy %q (want stop or answer)", s)
+	return "", fmt.Errorf("agent: unknown repeat policy %q (want stop, answer or another)", s)
 }
 
 // AnswerStyle is how the model is asked for its answer after a repeat.
@@ -288,13 +292,16 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	x := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	repeats := repeatGuard{}
-	textOnly := false // the next reply must answer in text
+	textOnly := false    // the next reply must answer in text
+	var exclude []string // tools the next reply may not call (RepeatAnother)
+	retried := false     // RepeatAnother has made a reply again this turn
 	for {
 		choice := a.opts.ToolChoice
 		if choice == grammar.Required && len(turn.Calls) > 0 {
 			choice = grammar.Auto
 		}
 		req := a.request(choice, textOnly)
+		req.Exclude, exclude = exclude, nil
 		err := a.makeRoom(&req, 0, on)
 		var comp Completion
 		if err == nil {
@@ -328,7 +335,16 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
-		if c, ok := repeats.again(comp.Calls); ok && a.opts.OnRepeat == RepeatAnswer && !textOnly {
+		if c, ok := repeats.again(comp.Calls); ok && a.opts.OnRepeat == RepeatAnother && !retried && !textOnly &&
+			len(a.defs) > 1 && !a.opts.NoGrammar {
+			// Once per turn: the same reply again, the repeated tool left
+			// out of its grammar.
+			retried = true
+			exclude = []string{c.Name}
+			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked for another call or an answer", c.Name)})
+			continue
+		}
+		if c, ok := repeats.again(comp.Calls); ok && (a.opts.OnRepeat == RepeatAnswer || a.opts.OnRepeat == RepeatAnother) && !textOnly {
 			// The results are in the context already: have the model
 			// answer from them instead of running the call again.
 			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
@@ -482,6 +498,12 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 	var b strings.Builder
 	b.WriteString(request)
 	for _, c := range calls {
+		if c.Denied {
+			// In the user's voice: "permission_denied" read as a system
+			// problem had small models explain file permissions.
+			fmt.Fprintf(&b, "\n\nI did not allow the tool %s %s to run.", c.Name, argsOrEmpty(c.Arguments))
+			continue
+		}
 		out := result(c)
 		fence := codeFence(out)
 		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
@@ -516,7 +538,8 @@ func (a *Agent) modelResult(r tools.Result) string {
 // the same arguments. The second successful one, if the result is the
 // same, is pointed out to the model; a third ends the turn. (Failed calls
 // are bounded by Limits.MaxRetries.) With RepeatAnswer any call made
-// before in the turn, failed or not, has the model answer instead.
+// before in the turn, failed or not, has the model answer instead (with
+// RepeatAnother, after one more try without that tool).
 type repeatGuard map[string]*repeat
 
 type repeat struct {

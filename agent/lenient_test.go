@@ -204,14 +204,44 @@ func TestAnswerMessages(t *testing.T) {
 		{Role: RoleAssistant, Content: "c"},
 	}
 	data := "a ``` fence"
-	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}}}
+	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}},
+		{Name: "rm", Arguments: json.RawMessage(`{"path":"x"}`), Denied: true, Result: tools.Result{ErrorType: tools.ErrPermissionDenied}}}
 	got := answerMessages(earlier, "q", calls, res)
 	want := []Message{
 		{Role: RoleUser, Content: "a\n\nb"},
 		{Role: RoleAssistant, Content: "c"},
-		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````"},
+		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````" +
+			"\n\nI did not allow the tool rm {\"path\":\"x\"} to run."},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestAgentRepeatAnother: with OnRepeat another, the first repeat is made
+// again under a grammar without the repeated tool (same prompt, the tool
+// still listed in it); the other call runs; a repeat after that answers.
+func TestAgentRepeatAnother(t *testing.T) {
+	c, other := hermes(call("echo", `{"text":"hi"}`)), hermes(call("add", `{"a":2,"b":3}`))
+	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnother}, permission.Config{}, nil, c, c, other, other, "It says hi; 5.")
+	turn := h.send("Echo hi.")
+	if turn.Stop != nil || turn.Content != "It says hi; 5." || len(turn.Calls) != 2 || turn.Calls[1].Name != "add" || turn.Replies != 5 {
+		t.Fatalf("turn %+v", turn)
+	}
+	again := h.eng.reqs[2]
+	if h.eng.prompts[2] != h.eng.prompts[1] || !strings.Contains(h.eng.prompts[2], `"name": "echo"`) {
+		t.Fatal("the retry's prompt differs from the repeated call's, or lacks the tool")
+	}
+	if again.Grammar == nil || checkAccepts(again.Grammar, c) == nil || checkAccepts(again.Grammar, other) != nil {
+		t.Fatalf("the retry's grammar admits the repeated tool or not the other: %+v", again.Grammar)
+	}
+	if g := h.eng.reqs[3].Grammar; g == nil || checkAccepts(g, c) != nil {
+		t.Fatal("the tool stays left out after the retry")
+	}
+	if last := h.eng.reqs[4].Grammar; last == nil || checkAccepts(last, "It says hi; 5.") != nil || checkAccepts(last, other) == nil {
+		t.Fatalf("the second repeat was not answered in text: %+v", last)
+	}
+	if p, err := ParseRepeatPolicy("another"); err != nil || p != RepeatAnother {
+		t.Fatalf("ParseRepeatPolicy(another) = %q, %v", p, err)
 	}
 }

@@ -27,7 +27,8 @@ type AgentDefaults struct {
 	// Results is how tool results are shown to the model: "compact" or
 	// "full" (the whole ToolResult JSON).
 	Results string
-	// OnRepeat is what a repeated identical call does: "stop" or "answer".
+	// OnRepeat is what a repeated identical call does: "stop", "answer"
+	// or "another" (see agent.Options.OnRepeat).
 	OnRepeat string
 	// Answer is where the model answers after a repeat: "inline" or
 	// "separate" (a prompt without tools).

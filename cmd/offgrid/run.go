@@ -94,7 +94,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
 	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
-	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn) or answer (not run; the model answers in text instead); default: the model's catalog setting, else stop")
+	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn), answer (not run; the model answers in text instead) or another (not run; once per turn the model must call another tool or answer, then as answer); default: the model's catalog setting, else stop")
 	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results folded into the request); default: the model's catalog setting, else inline")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
