@@ -101,10 +101,10 @@ func atPrompt(want string, n int) func(string) bool {
 
 // TestREPLTerminal runs `offgrid run` in a real terminal (tmux) on
 // qwen2.5-coder-0.5b and uses it as a person would: a prompt that makes
-// the model write a file (one round of calls: --tool-choice required
+// the model insert a line in a file (one round of calls: --tool-choice required
 // makes the first reply a call, --max-iterations 1 ends the turn after
 // it, so the run does not depend on how the model goes on), the
-// permission prompt showing the call's arguments exactly, answered "Allow
+// permission prompt showing the call's arguments exactly ("line_start" spelled so), answered "Allow
 // once"; /tools, /context, /undo until the file is back byte for byte
 // (mode included), the up arrow to repeat a command, Tab to complete one,
 // and Ctrl-D to leave; the history is kept in the state directory.
@@ -134,7 +134,7 @@ sleep 600
 `, root, asCLI, state, t.TempDir(), t.TempDir(), exe, model))
 
 	term.waitFor("the banner and the prompt", 2*time.Minute, atPrompt("/help lists commands", 1))
-	term.typeLine("Write hi to a.txt", "Enter")
+	term.typeLine(`Insert "hi" as line 2 of a.txt.`, "Enter")
 	// The write asks first, showing the arguments exactly as they will run.
 	s := term.waitFor("the permission prompt", 5*time.Minute, shows(" to run?"))
 	call := regexp.MustCompile(`(?m)^→ (\w+) (\{.*\})$`).FindStringSubmatch(s)
@@ -146,6 +146,10 @@ sleep 600
 	}
 	if want := "Arguments:\n" + permission.FormatArgs(json.RawMessage(call[2])) + "\n"; !strings.Contains(s, want) {
 		t.Fatalf("the prompt lacks the arguments as they run:\n%s\nthe screen:\n%s", want, s)
+	}
+	// The name markdown once mangled, spelled as it runs.
+	if call[1] != "insert_lines" || !strings.Contains(s, `  "line_start": 2,`) {
+		t.Fatalf("want insert_lines with \"line_start\": 2 in the prompt; the screen:\n%s", s)
 	}
 	term.typeLine("", "Down") // Allow once
 	term.waitFor("Allow once selected", time.Minute, shows("> Allow once"))
@@ -191,7 +195,7 @@ sleep 600
 	term.typeLine("", "C-d")
 	term.waitFor("the exit", time.Minute, func(s string) bool { return strings.Contains(s, "offgrid exited: 0") })
 	hist, err := os.ReadFile(filepath.Join(state, "offgrid", "history"))
-	if err != nil || !strings.Contains(string(hist), "Write hi to a.txt\n/tools\n/context\n/undo\n") {
+	if err != nil || !strings.Contains(string(hist), "Insert \"hi\" as line 2 of a.txt.\n/tools\n/context\n/undo\n") {
 		t.Fatalf("history %q (%v)", hist, err)
 	}
 }
