@@ -597,7 +597,7 @@ func (a *Agent) run(ctx context.Context, x *Executor, on func(Event)) Step {
 			p := step.Call
 			var res tools.Result
 			if err := ctx.Err(); err != nil {
-				res = tools.Fail(tools.ErrInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
+				res = tools.Fail(tools.TypeInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
 			} else {
 				res = a.reg.Execute(ctx, p.Call.Name, p.Call.Arguments)
 			}

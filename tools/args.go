@@ -34,7 +34,7 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+			return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 		}
 		raw = bytes.TrimSpace([]byte(s))
 		if len(raw) == 0 {
@@ -45,11 +45,11 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	if raw[0] != '{' {
-		return nil, Errorf(ErrParse, "arguments must be a JSON object, got %s", jsonKind(raw))
+		return nil, Errorf(TypeParse, "arguments must be a JSON object, got %s", jsonKind(raw))
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+		return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -63,7 +63,7 @@ func checkText(raw []byte) error {
 	for i := 0; i < len(raw); {
 		r, n := utf8.DecodeRune(raw[i:])
 		if r == utf8.RuneError && n == 1 {
-			return Errorf(ErrValidationFailed, "arguments are not valid UTF-8: byte 0x%02x at offset %d (after %q); send text as UTF-8", raw[i], i, tail(raw[:i], 20))
+			return Errorf(TypeValidationFailed, "arguments are not valid UTF-8: byte 0x%02x at offset %d (after %q); send text as UTF-8", raw[i], i, tail(raw[:i], 20))
 		}
 		i += n
 	}
@@ -93,7 +93,7 @@ func checkText(raw []byte) error {
 					continue
 				}
 			}
-			return Errorf(ErrValidationFailed, "arguments hold an unpaired UTF-16 surrogate escape %s at offset %d; send text as UTF-8", raw[i-5:i+1], i-5)
+			return Errorf(TypeValidationFailed, "arguments hold an unpaired UTF-16 surrogate escape %s at offset %d; send text as UTF-8", raw[i-5:i+1], i-5)
 		}
 	}
 	return nil
@@ -149,14 +149,14 @@ func jsonKind(raw []byte) string {
 func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+		return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 	}
 	if err := t.schema.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{Type: ErrValidationFailed, Err: fmt.Errorf("invalid arguments for %s: %s", t.Name, t.describe(ve))}
+			return nil, &Error{Type: TypeValidationFailed, Err: fmt.Errorf("invalid arguments for %s: %s", t.Name, t.describe(ve))}
 		}
-		return nil, Errorf(ErrValidationFailed, "invalid arguments for %s: %v", t.Name, err)
+		return nil, Errorf(TypeValidationFailed, "invalid arguments for %s: %v", t.Name, err)
 	}
 	obj, _ := v.(map[string]any)
 	changed := false
@@ -172,7 +172,7 @@ func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if integralNumbers(obj) || changed {
 		b, err := json.Marshal(obj)
 		if err != nil {
-			return nil, Errorf(ErrInternal, "re-encode arguments: %v", err)
+			return nil, Errorf(TypeInternal, "re-encode arguments: %v", err)
 		}
 		return b, nil
 	}

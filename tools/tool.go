@@ -55,7 +55,7 @@ func New[Args any](name, description string, risk Risk, fn func(ctx context.Cont
 		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 			var a Args
 			if err := json.Unmarshal(raw, &a); err != nil {
-				return "", Errorf(ErrValidationFailed, "arguments do not fit %s: %w", name, err)
+				return "", Errorf(TypeValidationFailed, "arguments do not fit %s: %w", name, err)
 			}
 			return fn(ctx, a)
 		},

@@ -168,7 +168,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		warn := func(err error) { fmt.Fprintf(env.stderr, "warning: %v\n", err) }
 		if err := pol.Authorize(ctx, prompter, tool, raw, warn); err != nil {
-			res = tools.Fail(tools.ErrPermissionDenied, strings.TrimPrefix(err.Error(), permission.ErrDenied.Error()+": "))
+			res = tools.Fail(tools.TypePermissionDenied, strings.TrimPrefix(err.Error(), permission.ErrDenied.Error()+": "))
 		} else {
 			res = reg.Execute(ctx, name, raw)
 		}
