@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
 	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
@@ -38,7 +39,11 @@ func bfclCases(t testing.TB) map[string][]Tool {
 				t.Fatal(err)
 			}
 			id, _ := v.Get("id").AsString()
-			tools, err := ParseTools(line)
+			fns, err := bfcl.Functions(line)
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			tools, err := ParseTools(fns)
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}

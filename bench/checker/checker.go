@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 )
 
 // Function is a BFCL function description with its raw type names
@@ -68,12 +70,6 @@ var ok = Result{Valid: true}
 // ErrUnsupported is returned for function descriptions the Python checker
 // cannot score (a type name outside its table).
 var ErrUnsupported = errors.New("checker: unsupported")
-
-// pythonTypes is BFCL's table of Python types for its type names.
-var pythonTypes = map[string]string{
-	"string": "str", "integer": "int", "float": "float", "boolean": "bool",
-	"array": "list", "tuple": "list", "dict": "dict", "any": "str",
-}
 
 // ParseFunctions reads a JSON array of BFCL function descriptions.
 // A property without a type is a string, as BFCL treats it.
@@ -283,14 +279,14 @@ func simple(f *Function, call Call, answer Answer) (Result, error) {
 		if !inSchema || !inAnswer {
 			return fail("simple_function_checker:unexpected_param", "Unexpected parameter: %s.", pyRepr(param)), nil
 		}
-		expected, known := pythonTypes[detail.Type]
+		expected, known := bfcl.PythonType(detail.Type)
 		if !known {
 			return Result{}, fmt.Errorf("%w: %s.%s has type %q", ErrUnsupported, f.Name, param, detail.Type)
 		}
 		nested := ""
 		if detail.Type == "array" || detail.Type == "tuple" {
 			if detail.Items != "" {
-				if nested, known = pythonTypes[detail.Items]; !known {
+				if nested, known = bfcl.PythonType(detail.Items); !known {
 					return Result{}, fmt.Errorf("%w: %s.%s has item type %q", ErrUnsupported, f.Name, param, detail.Items)
 				}
 			}

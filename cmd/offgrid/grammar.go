@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 )
@@ -41,6 +43,15 @@ func cmdGrammar(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else if data, err = os.ReadFile(*toolsFile); err != nil {
 		return err
+	}
+	var question struct {
+		Function json.RawMessage `json:"function"`
+	}
+	if json.Unmarshal(data, &question) == nil && len(question.Function) > 0 {
+		// A BFCL question line: its functions, BFCL's type names translated.
+		if data, err = bfcl.Functions(question.Function); err != nil {
+			return fmt.Errorf("%s: %w", *toolsFile, err)
+		}
 	}
 	tools, err := grammar.ParseTools(data)
 	if err != nil {
