@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // NormalizeArgs returns a call's arguments as a compact JSON object. Models
@@ -323,49 +325,33 @@ func quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// orderedProps decodes a "properties" object keeping the key order and
-// each property's default.
-type orderedProps struct {
-	names    []string
-	defaults map[string]json.RawMessage
-}
-
-func (o *orderedProps) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
+// properties reads an object schema's top-level property names in
+// declared order and each property's default.
+func properties(schema json.RawMessage) (names []string, defaults map[string]json.RawMessage, err error) {
+	v, err := jsonx.Parse(schema)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if tok != json.Delim('{') {
-		return errors.New(`"properties" is not an object`)
+	if typ, _ := v.Get("type").AsString(); typ != "object" {
+		return nil, nil, errors.New(`want a schema with "type":"object"`)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("property %q: %w", name, err)
-		}
-		var p struct {
-			Default json.RawMessage `json:"default"`
-		}
-		if len(raw) > 0 && raw[0] == '{' {
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return fmt.Errorf("property %q: %w", name, err)
+	props := v.Get("properties")
+	if props == nil {
+		return nil, nil, nil
+	}
+	if props.Kind != jsonx.Object {
+		return nil, nil, errors.New(`"properties" is not an object`)
+	}
+	for _, m := range props.Members {
+		names = append(names, m.Key)
+		if d := m.Value.Get("default"); d != nil {
+			if defaults == nil {
+				defaults = map[string]json.RawMessage{}
 			}
-		}
-		o.names = append(o.names, name)
-		if p.Default != nil {
-			if o.defaults == nil {
-				o.defaults = map[string]json.RawMessage{}
-			}
-			o.defaults[name] = p.Default
+			defaults[m.Key] = d.JSON()
 		}
 	}
-	return nil
+	return names, defaults, nil
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

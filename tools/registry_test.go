@@ -26,13 +26,11 @@ type orderArgs struct {
 // the order they appear in the JSON text.
 func propertyOrder(t *testing.T, schema json.RawMessage) []string {
 	t.Helper()
-	var s struct {
-		Properties orderedProps `json:"properties"`
-	}
-	if err := json.Unmarshal(schema, &s); err != nil {
+	names, _, err := properties(schema)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Properties.names
+	return names
 }
 
 func TestSchemaForKeepsOrderAndTags(t *testing.T) {

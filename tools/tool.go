@@ -93,15 +93,9 @@ func (t *Tool) compile() error {
 	if len(t.Parameters) == 0 {
 		t.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	var top struct {
-		Type       any          `json:"type"`
-		Properties orderedProps `json:"properties"`
-	}
-	if err := json.Unmarshal(t.Parameters, &top); err != nil {
+	order, defaults, err := properties(t.Parameters)
+	if err != nil {
 		return fmt.Errorf("%w %q: parameters: %v", ErrInvalidTool, t.Name, err)
-	}
-	if top.Type != "object" {
-		return fmt.Errorf(`%w %q: parameters: want a schema with "type":"object"`, ErrInvalidTool, t.Name)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytesReader(t.Parameters))
 	if err != nil {
@@ -117,8 +111,8 @@ func (t *Tool) compile() error {
 		return fmt.Errorf("%w %q: parameters: %v", ErrInvalidTool, t.Name, err)
 	}
 	t.schema = sch
-	t.order = top.Properties.names
-	t.defaults = top.Properties.defaults
+	t.order = order
+	t.defaults = defaults
 	return nil
 }
 

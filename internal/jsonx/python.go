@@ -151,6 +151,49 @@ func (v *Value) AppendDumps(buf []byte, o DumpsOptions) []byte {
 	}
 }
 
+// AppendDumpsPython appends a Python value (see [LoadPython]) as
+// json.dumps(v, sort_keys=True) writes it: a Go map has no order to keep.
+func AppendDumpsPython(buf []byte, v any, o DumpsOptions) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(buf, "null"...)
+	case bool:
+		return strconv.AppendBool(buf, x)
+	case string:
+		return AppendDumpsString(buf, x, o.EnsureASCII)
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, o.ItemSep...)
+			}
+			buf = AppendDumpsPython(buf, e, o)
+		}
+		return append(buf, ']')
+	case map[string]any:
+		buf = append(buf, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				buf = append(buf, o.ItemSep...)
+			}
+			buf = AppendDumpsString(buf, k, o.EnsureASCII)
+			buf = append(buf, o.KeySep...)
+			buf = AppendDumpsPython(buf, x[k], o)
+		}
+		return append(buf, '}')
+	}
+	return AppendDumpsNumber(buf, v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // AppendDumpsNumber appends a Python number (int, int64, *big.Int or
 // float64) as json.dumps writes it: floats as repr, with NaN, Infinity
 // and -Infinity for the non-finite ones.
@@ -251,11 +294,7 @@ func Repr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := sortedKeys(x)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = StringRepr(k) + ": " + Repr(x[k])

@@ -116,8 +116,11 @@ func TestDumpsDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Python: repr(json.loads(...)) with keys sorted as Repr writes dicts.
+	// CPython: repr and json.dumps(sort_keys=True) of json.loads(...), keys sorted.
 	if got, want := Repr(v), "{'a': {'k': 2}, 'b': [1, 2.0, 'x']}"; got != want {
 		t.Errorf("LoadPython: %s, want %s", got, want)
+	}
+	if got, want := string(AppendDumpsPython(nil, v, PythonDefaults)), `{"a": {"k": 2}, "b": [1, 2.0, "x"]}`; got != want {
+		t.Errorf("AppendDumpsPython: %s, want %s", got, want)
 	}
 }
