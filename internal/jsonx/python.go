@@ -118,38 +118,7 @@ var PythonDefaults = DumpsOptions{ItemSep: ", ", KeySep: ": ", EnsureASCII: true
 // AppendDumps appends v as json.dumps(json.loads(v)) writes it: members in
 // order, numbers with Python's meaning (1.50 becomes 1.5, 1E5 100000.0,
 // -0 0; ints keep every digit), strings escaped as json.dumps does.
-func (v *Value) AppendDumps(buf []byte, o DumpsOptions) []byte {
-	switch v.Kind {
-	case Null:
-		return append(buf, "null"...)
-	case Bool:
-		return strconv.AppendBool(buf, v.Bool)
-	case Number:
-		return AppendDumpsNumber(buf, ParseNumber(v.Text))
-	case String:
-		return AppendDumpsString(buf, v.Text, o.EnsureASCII)
-	case Array:
-		buf = append(buf, '[')
-		for i, e := range v.Elems {
-			if i > 0 {
-				buf = append(buf, o.ItemSep...)
-			}
-			buf = e.AppendDumps(buf, o)
-		}
-		return append(buf, ']')
-	default:
-		buf = append(buf, '{')
-		for i, m := range v.Members {
-			if i > 0 {
-				buf = append(buf, o.ItemSep...)
-			}
-			buf = AppendDumpsString(buf, m.Key, o.EnsureASCII)
-			buf = append(buf, o.KeySep...)
-			buf = m.Value.AppendDumps(buf, o)
-		}
-		return append(buf, '}')
-	}
-}
+func (v *Value) AppendDumps(buf []byte, o DumpsOptions) []byte { return v.appendJSON(buf, o, true) }
 
 // AppendDumpsPython appends a Python value (see [LoadPython]) as
 // json.dumps(v, sort_keys=True) writes it: a Go map has no order to keep.

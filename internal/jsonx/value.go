@@ -141,48 +141,61 @@ func Decode(dec *json.Decoder) (*Value, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// Append appends v as compact JSON, members in order, without HTML
-// escaping. With spaced it uses ", " and ": " separators, as Python's
-// json.dumps does and as most models write JSON.
+// Append appends v as compact JSON, members in order, numbers as
+// written, strings as encoding/json writes them without HTML escaping.
+// With spaced it uses ", " and ": " separators, as Python's json.dumps
+// does and as most models write JSON.
 func (v *Value) Append(buf []byte, spaced bool) []byte {
+	o := DumpsOptions{ItemSep: ",", KeySep: ":"}
+	if spaced {
+		o = DumpsOptions{ItemSep: ", ", KeySep: ": "}
+	}
+	return v.appendJSON(buf, o, false)
+}
+
+// appendJSON writes v with o's separators; python picks json.dumps's
+// strings and numbers (see AppendDumps) over Go's canonical ones.
+func (v *Value) appendJSON(buf []byte, o DumpsOptions, python bool) []byte {
 	switch v.Kind {
 	case Null:
 		return append(buf, "null"...)
 	case Bool:
 		return strconv.AppendBool(buf, v.Bool)
 	case Number:
+		if python {
+			return AppendDumpsNumber(buf, ParseNumber(v.Text))
+		}
 		return append(buf, v.Text...)
 	case String:
-		return AppendString(buf, v.Text)
+		return v.appendString(buf, v.Text, o, python)
 	case Array:
 		buf = append(buf, '[')
 		for i, e := range v.Elems {
 			if i > 0 {
-				buf = appendSep(buf, ',', spaced)
+				buf = append(buf, o.ItemSep...)
 			}
-			buf = e.Append(buf, spaced)
+			buf = e.appendJSON(buf, o, python)
 		}
 		return append(buf, ']')
 	default:
 		buf = append(buf, '{')
 		for i, m := range v.Members {
 			if i > 0 {
-				buf = appendSep(buf, ',', spaced)
+				buf = append(buf, o.ItemSep...)
 			}
-			buf = AppendString(buf, m.Key)
-			buf = appendSep(buf, ':', spaced)
-			buf = m.Value.Append(buf, spaced)
+			buf = v.appendString(buf, m.Key, o, python)
+			buf = append(buf, o.KeySep...)
+			buf = m.Value.appendJSON(buf, o, python)
 		}
 		return append(buf, '}')
 	}
 }
 
-func appendSep(buf []byte, c byte, spaced bool) []byte {
-	buf = append(buf, c)
-	if spaced {
-		buf = append(buf, ' ')
+func (*Value) appendString(buf []byte, s string, o DumpsOptions, python bool) []byte {
+	if python {
+		return AppendDumpsString(buf, s, o.EnsureASCII)
 	}
-	return buf
+	return AppendString(buf, s)
 }
 
 // JSON returns v as compact JSON.
