@@ -13,9 +13,11 @@ import (
 )
 
 func cmdGrammar(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "grammar", "grammar --tools FILE.json [--format F] [--tool-choice auto|required] [--parallel] [--check]")
+	fs := newFlagSet(env, "grammar", "grammar --tools FILE.json [--tool-format F] [--tool-choice auto|required] [--parallel] [--check]")
 	toolsFile := fs.String("tools", "", "tool definitions: an OpenAI tools array, a function list or a BFCL question line (- for stdin)")
-	format := fs.String("format", string(grammar.Generic), "call format: generic, hermes, llama3, mistral, pythonic")
+	format := fs.String("tool-format", string(grammar.Generic), "tool-call format: generic, hermes, llama3, mistral or pythonic")
+	fs.StringVar(format, "format", string(grammar.Generic), "")
+	_ = fs.MarkDeprecated("format", "use --tool-format")
 	choice := fs.String("tool-choice", string(grammar.Auto), "auto (text or calls) or required (calls only)")
 	parallel := fs.Bool("parallel", false, "allow several calls in one reply")
 	maxCalls := fs.Int("max-calls", 0, "with --parallel, the most calls in one reply (0: no cap)")
