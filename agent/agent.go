@@ -1,12 +1,3 @@
-// Package agent is offgrid's conversation loop: it renders the
-// conversation with the model's chat template, generates a reply under a
-// grammar that only admits valid tool calls, runs the calls (asking for
-// permission where the policy says so), feeds the results back and
-// repeats until the model answers in text or a limit is reached.
-//
-// [Complete] generates one reply; [Agent] runs the loop over a session's
-// history; [Executor] is the state machine that takes each reply's calls
-// through policy, permission and execution.
 package agent
 
 import (
@@ -620,7 +611,7 @@ func (a *Agent) run(ctx context.Context, x *Executor, on func(Event)) Step {
 			p := step.Call
 			var res tools.Result
 			if err := ctx.Err(); err != nil {
-				res = tools.Fail(tools.ErrInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
+				res = tools.Fail(tools.TypeInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
 			} else {
 				res = a.reg.Execute(ctx, p.Call.Name, p.Call.Arguments)
 			}

@@ -204,7 +204,7 @@ func TestAgentPermission(t *testing.T) {
 			if rec.Denied == tc.written || !rec.Asked {
 				t.Fatalf("record %+v", rec)
 			}
-			if !tc.written && (rec.Result.ErrorType != tools.ErrPermissionDenied || !strings.Contains(h.agent.History()[2].Content, "permission_denied")) {
+			if !tc.written && (rec.Result.ErrorType != tools.TypePermissionDenied || !strings.Contains(h.agent.History()[2].Content, "permission_denied")) {
 				t.Fatalf("denial not fed back: %s", h.agent.History()[2].Content)
 			}
 			want := []EventType{EventToolCall, EventPermission, EventToolResult, EventFinal}
@@ -225,7 +225,7 @@ func TestAgentValidationRetry(t *testing.T) {
 		t.Fatalf("turn %+v", turn)
 	}
 	// The registry's own error, not hidden behind the loop's code.
-	if c := turn.Calls[0]; c.Code != InvalidToolSignature || c.Result.ErrorType != tools.ErrValidationFailed ||
+	if c := turn.Calls[0]; c.Code != InvalidToolSignature || c.Result.ErrorType != tools.TypeValidationFailed ||
 		!strings.HasPrefix(c.Result.Message(), "invalid arguments for add: ") || !strings.HasPrefix(c.Summary(), "validation_failed: invalid arguments for add: ") {
 		t.Fatalf("first call %+v %s", c, c.Result)
 	}

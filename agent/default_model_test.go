@@ -66,7 +66,7 @@ func TestDefaultModelLenientOpening(t *testing.T) {
 		t.Fatalf("reply did not become one call (%v):\n%s", comp.ParseErr, comp.Raw)
 	}
 	res := reg.Execute(t.Context(), comp.Calls[0].Name, comp.Calls[0].Arguments)
-	if res.ErrorType == tools.ErrNotFound || res.ErrorType == tools.ErrValidationFailed {
+	if res.ErrorType == tools.TypeNotFound || res.ErrorType == tools.TypeValidationFailed {
 		t.Fatalf("the call is not valid: %s %s: %s", comp.Calls[0].Name, comp.Calls[0].Arguments, res.Compact())
 	}
 	t.Logf("opening %q: %s %s", st.Opening.Open, comp.Calls[0].Name, comp.Calls[0].Arguments)

@@ -212,7 +212,7 @@ func (x *Executor) Tick() Step {
 		}
 		if p.Tool == nil {
 			x.failures[p.Call.Name]++
-			x.fail(p, ToolNotFound, tools.ErrNotFound, x.unknown(p.Call.Name))
+			x.fail(p, ToolNotFound, tools.TypeNotFound, x.unknown(p.Call.Name))
 			continue
 		}
 		args, err := tools.NormalizeArgs(p.Call.Arguments)
@@ -231,7 +231,7 @@ func (x *Executor) Tick() Step {
 			return Step{Action: ActionPrompt, Call: p}
 		default:
 			p.Denied = true
-			x.fail(p, ToolExecutionFailed, tools.ErrPermissionDenied, fmt.Sprintf(
+			x.fail(p, ToolExecutionFailed, tools.TypePermissionDenied, fmt.Sprintf(
 				"%s (%s risk) may not run; the user can allow it with --yes, --allow %s or --max-risk %s",
 				p.Tool.Name, p.Tool.Risk, p.Tool.Name, p.Tool.Risk))
 		}
@@ -275,7 +275,7 @@ func (x *Executor) Answer(a permission.Answer) error {
 		return warn
 	}
 	p.Denied = true
-	x.fail(p, ToolExecutionFailed, tools.ErrPermissionDenied, fmt.Sprintf("the user refused to let %s run with these arguments", p.Tool.Name))
+	x.fail(p, ToolExecutionFailed, tools.TypePermissionDenied, fmt.Sprintf("the user refused to let %s run with these arguments", p.Tool.Name))
 	x.next++
 	x.state = EvaluatingPolicy
 	return warn
@@ -292,7 +292,7 @@ func (x *Executor) Finish(res tools.Result) error {
 	case res.Success:
 		delete(x.failures, p.Call.Name)
 		p.Result, p.done = res, true
-	case res.ErrorType == tools.ErrValidationFailed || res.ErrorType == tools.ErrParse:
+	case res.ErrorType == tools.TypeValidationFailed || res.ErrorType == tools.TypeParse:
 		x.failures[p.Call.Name]++
 		p.Result, p.Code, p.done = res, InvalidToolSignature, true
 	default:
@@ -317,7 +317,7 @@ func (x *Executor) fail(p *Pending, code Code, typ tools.ErrorType, msg string) 
 }
 
 func (x *Executor) refuse(p *Pending, code Code, format string, args ...any) {
-	x.fail(p, code, tools.ErrInternal, fmt.Sprintf(format, args...))
+	x.fail(p, code, tools.TypeInternal, fmt.Sprintf(format, args...))
 }
 
 // setFailure stores a failed result the loop made itself. A loop failure
@@ -326,7 +326,7 @@ func (x *Executor) refuse(p *Pending, code Code, format string, args ...any) {
 // history) can tell it from a tool's own error, which Finish stores as the
 // tool wrote it; a refused permission reads as its error type says.
 func (x *Executor) setFailure(p *Pending, code Code, res tools.Result) {
-	if res.ErrorType != tools.ErrPermissionDenied {
+	if res.ErrorType != tools.TypePermissionDenied {
 		msg := fmt.Sprintf("%s (%d): %s", code, int(code), res.Message())
 		res.ErrorMessage = &msg
 	}

@@ -75,7 +75,7 @@ func TestExecutorTransitions(t *testing.T) {
 	if st.Action != ActionExecute || string(st.Call.Call.Arguments) != `{"a":1,"b":"x"}` {
 		t.Fatalf("last add: %v %+v", st.Action, st.Call)
 	}
-	x.Finish(tools.Fail(tools.ErrValidationFailed, "b: want integer"))
+	x.Finish(tools.Fail(tools.TypeValidationFailed, "b: want integer"))
 	st = x.Tick()
 	if st.Action != ActionContinue || x.State() != Completed {
 		t.Fatalf("end: %v %s", st.Action, x.State())
@@ -100,10 +100,10 @@ func TestExecutorTransitions(t *testing.T) {
 			t.Errorf("call %d (%s): ok %v code %v denied %v asked %v, want %+v", i, p.Call.Name, p.Result.Success, p.Code, p.Denied, p.Asked, w)
 		}
 	}
-	if p := x.Calls()[3]; p.Result.ErrorType != tools.ErrNotFound || p.Result.Message() == "" {
+	if p := x.Calls()[3]; p.Result.ErrorType != tools.TypeNotFound || p.Result.Message() == "" {
 		t.Errorf("unknown tool result: %s", p.Result)
 	}
-	if p := x.Calls()[2]; p.Result.ErrorType != tools.ErrPermissionDenied {
+	if p := x.Calls()[2]; p.Result.ErrorType != tools.TypePermissionDenied {
 		t.Errorf("denied result: %s", p.Result)
 	}
 }
@@ -117,7 +117,7 @@ func TestExecutorPolicyDenies(t *testing.T) {
 		t.Fatalf("got %v, want continue", st.Action)
 	}
 	p := x.Calls()[0]
-	if !p.Denied || p.Asked || p.Result.ErrorType != tools.ErrPermissionDenied {
+	if !p.Denied || p.Asked || p.Result.ErrorType != tools.TypePermissionDenied {
 		t.Fatalf("got %+v", p)
 	}
 	// --deny wins over --yes.

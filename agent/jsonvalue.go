@@ -1,18 +1,17 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // keyOrder remembers the key order of the maps made from JSON objects.
@@ -23,78 +22,35 @@ import (
 type keyOrder map[uintptr][]string
 
 // decode turns JSON into template data: objects become map[string]any
-// (their order recorded in o), arrays []any, numbers int64 or float64.
+// (their order recorded in o), arrays []any, numbers what Python's
+// json.loads makes of them (int64, *big.Int beyond it, or float64).
 func (o keyOrder) decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := o.decodeValue(dec)
+	v, err := jsonx.Parse(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("agent: trailing data after JSON value")
-	}
-	return v, nil
+	return o.fromValue(v), nil
 }
 
-func (o keyOrder) decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+func (o keyOrder) fromValue(v *jsonx.Value) any {
+	switch v.Kind {
+	case jsonx.Object:
+		m := make(map[string]any, len(v.Members))
+		keys := make([]string, len(v.Members))
+		for i, mem := range v.Members {
+			m[mem.Key] = o.fromValue(mem.Value)
+			keys[i] = mem.Key
+		}
+		o.set(m, keys)
+		return m
+	case jsonx.Array:
+		list := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			list[i] = o.fromValue(e)
+		}
+		return list
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			m := map[string]any{}
-			var keys []string
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := o.decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := m[k]; !dup {
-					keys = append(keys, k)
-				}
-				m[k] = v
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			o.set(m, keys)
-			return m, nil
-		case '[':
-			list := []any{}
-			for dec.More() {
-				v, err := o.decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return list, nil
-		}
-		return nil, fmt.Errorf("agent: unexpected %v in JSON", t)
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i, nil
-		}
-		f, err := t.Float64()
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
-	default:
-		return t, nil // string, bool, nil
-	}
+	return v.Python()
 }
 
 // set records the key order of m.
@@ -163,7 +119,7 @@ func (o keyOrder) encode(sb *strings.Builder, v any, st jsonStyle, depth int) er
 		sb.WriteString("null")
 		return nil
 	case string:
-		writePyJSONString(sb, x, st.ensureASCII)
+		sb.Write(jsonx.AppendDumpsString(nil, x, st.ensureASCII))
 		return nil
 	case bool:
 		sb.WriteString(strconv.FormatBool(x))
@@ -172,10 +128,13 @@ func (o keyOrder) encode(sb *strings.Builder, v any, st jsonStyle, depth int) er
 		sb.WriteString(x.String())
 		return nil
 	case float64:
-		sb.WriteString(pyFloat(x))
+		sb.Write(jsonx.AppendDumpsNumber(nil, x))
 		return nil
 	case float32:
-		sb.WriteString(pyFloat(float64(x)))
+		sb.Write(jsonx.AppendDumpsNumber(nil, float64(x)))
+		return nil
+	case *big.Int:
+		sb.Write(jsonx.AppendDumpsNumber(nil, x))
 		return nil
 	case exec.Dict:
 		return o.encodeObject(sb, len(x.Pairs), func(i int) (string, any) { return x.Pairs[i].Key.String(), x.Pairs[i].Value }, st, depth)
@@ -189,7 +148,7 @@ func (o keyOrder) encode(sb *strings.Builder, v any, st jsonStyle, depth int) er
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		sb.WriteString(strconv.FormatUint(rv.Uint(), 10))
 	case reflect.String:
-		writePyJSONString(sb, rv.String(), st.ensureASCII)
+		sb.Write(jsonx.AppendDumpsString(nil, rv.String(), st.ensureASCII))
 	case reflect.Map:
 		keys := o.keys(rv)
 		if st.sortKeys {
@@ -249,7 +208,7 @@ func (o keyOrder) encodeObject(sb *strings.Builder, n int, at func(int) (string,
 		}
 		st.newline(sb, depth+1)
 		k, v := at(i)
-		writePyJSONString(sb, k, st.ensureASCII)
+		sb.Write(jsonx.AppendDumpsString(nil, k, st.ensureASCII))
 		sb.WriteString(st.keySep)
 		if err := o.encode(sb, v, st, depth+1); err != nil {
 			return err
@@ -266,58 +225,4 @@ func (st jsonStyle) newline(sb *strings.Builder, depth int) {
 	}
 	sb.WriteByte('\n')
 	sb.WriteString(strings.Repeat(st.indent, depth))
-}
-
-// writePyJSONString writes s as json.dumps does.
-func writePyJSONString(sb *strings.Builder, s string, ascii bool) {
-	sb.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			sb.WriteString(`\"`)
-		case '\\':
-			sb.WriteString(`\\`)
-		case '\n':
-			sb.WriteString(`\n`)
-		case '\r':
-			sb.WriteString(`\r`)
-		case '\t':
-			sb.WriteString(`\t`)
-		case '\b':
-			sb.WriteString(`\b`)
-		case '\f':
-			sb.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || r == utf8.RuneError:
-				fmt.Fprintf(sb, `\u%04x`, r)
-			case ascii && r > 0x7e:
-				if r > 0xffff {
-					r -= 0x10000
-					fmt.Fprintf(sb, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-				} else {
-					fmt.Fprintf(sb, `\u%04x`, r)
-				}
-			default:
-				sb.WriteRune(r)
-			}
-		}
-	}
-	sb.WriteByte('"')
-}
-
-// pyFloat writes f as Python's repr does for common values.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e16 {
-		return strconv.FormatFloat(f, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -191,6 +191,7 @@ func TestToJSON(t *testing.T) {
 		{`{{ messages[0].content | tojson }}`, `"ü \"q\"\n"`},
 		{`{{ messages[0].content | tojson(ensure_ascii=true) }}`, `"\u00fc \"q\"\n"`},
 		{`{{ {"z": 1, "y": [1.5, 2.0, none, true]} | tojson }}`, `{"z": 1, "y": [1.5, 2.0, null, true]}`},
+		{`{{ [1234567.5, 0.00001, -0.0] | tojson }}`, `[1234567.5, 1e-05, -0.0]`}, // Python's float repr
 		{`{% for k, v in tools[1].function.parameters.properties.items() %}{{ k }}{% endfor %}`, `ab`},
 		{`{{ strftime_now("%d %b %Y") }}|{{ date_string }}`, `02 Jan 2026|02 Jan 2026`},
 		{`{% if tools[0].function.parameters.properties.path is defined %}yes{% endif %}`, `yes`},

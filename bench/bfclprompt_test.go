@@ -6,13 +6,15 @@ import (
 )
 
 func TestBFCLPrompt(t *testing.T) {
-	c := &Case{ID: "simple_python_0", Functions: []byte(`[{"name": "a.b", "description": "Área\n\"x\"", "parameters": {"type": "dict", "properties": {"n": {"type": "float", "default": 1.50}}, "required": ["n"]}}, {"name": "c", "parameters": {}}]`)}
+	c := &Case{ID: "simple_python_0", Functions: []byte(`[{"name": "a.b", "description": "Área\u007f\n\"x\"", "parameters": {"type": "dict", "properties": {"n": {"type": "float", "default": 1.50}, "m": {"type": "integer", "default": 12345678901234567890}}, "required": ["n"]}}, {"name": "c", "parameters": {}}]`)}
 	p, err := BFCLPrompt(c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As Python's json.dumps(json.loads(functions)) writes them (CPython's
+	// output): U+007F escaped, 1.50 read as the float 1.5, ints exact.
 	want := `Here is a list of functions in JSON format that you can invoke.
-[{"name": "a.b", "description": "\u00c1rea\n\"x\" Note that the provided function is in Python 3 syntax.", "parameters": {"type": "dict", "properties": {"n": {"type": "float", "default": 1.50}}, "required": ["n"]}}, {"name": "c", "parameters": {}, "description": " Note that the provided function is in Python 3 syntax."}]
+[{"name": "a.b", "description": "\u00c1rea\u007f\n\"x\" Note that the provided function is in Python 3 syntax.", "parameters": {"type": "dict", "properties": {"n": {"type": "float", "default": 1.5}, "m": {"type": "integer", "default": 12345678901234567890}}, "required": ["n"]}}, {"name": "c", "parameters": {}, "description": " Note that the provided function is in Python 3 syntax."}]
 
 `
 	if !strings.HasPrefix(p, "You are an expert in composing functions.") || !strings.HasSuffix(p, want) {

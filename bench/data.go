@@ -1,7 +1,3 @@
-// Package bench measures how reliably a model calls tools on Berkeley
-// Function Calling Leaderboard data: it loads BFCL cases, runs each in a
-// fresh conversation, scores the calls with package checker and reports
-// validity, accuracy and speed per model, grammar mode and category.
 package bench
 
 import (
@@ -14,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/bench/checker"
 	"github.com/offgrid-ai/offgrid/grammar"
 )
@@ -170,9 +167,9 @@ func loadFile(path string, skipped map[string]int) ([]Case, error) {
 		if head.ID == "" {
 			return nil, fmt.Errorf("%w: %s:%d: no id", ErrData, path, n+1)
 		}
-		bfcl, cat := Category(head.ID)
+		bfclCat, cat := Category(head.ID)
 		if cat == "" { // checked first: other categories have other shapes
-			skipped[bfcl]++
+			skipped[bfclCat]++
 			continue
 		}
 		var q questionLine
@@ -180,20 +177,24 @@ func loadFile(path string, skipped map[string]int) ([]Case, error) {
 			return nil, fmt.Errorf("%w: %s:%d: %w", ErrData, path, n+1, err)
 		}
 		if len(q.Question) != 1 {
-			skipped[bfcl]++
+			skipped[bfclCat]++
 			continue
 		}
-		c := Case{ID: q.ID, Category: cat, BFCLCategory: bfcl, Messages: q.Question[0], Functions: q.Function}
+		c := Case{ID: q.ID, Category: cat, BFCLCategory: bfclCat, Messages: q.Question[0], Functions: q.Function}
 		if len(c.Messages) == 0 {
 			return nil, fmt.Errorf("%w: %s: empty question", ErrData, q.ID)
 		}
-		if c.Tools, err = grammar.ParseTools(line); err != nil {
+		fns, err := bfcl.Functions(q.Function)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrData, q.ID, err)
+		}
+		if c.Tools, err = grammar.ParseTools(fns); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrData, q.ID, err)
 		}
 		if c.Funcs, err = checker.ParseFunctions(q.Function); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrData, q.ID, err)
 		}
-		if c.ExpectsCalls() && !checker.Relevance(bfcl) {
+		if c.ExpectsCalls() && !checker.Relevance(bfclCat) {
 			if answers == nil {
 				if answers, err = loadAnswers(path); err != nil {
 					return nil, err

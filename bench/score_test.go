@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offgrid-ai/offgrid/bench/checker"
 	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
@@ -30,7 +30,7 @@ func groundTruthCalls(t *testing.T, c *Case) []grammar.Call {
 				args[p] = v
 			}
 		}
-		calls = append(calls, grammar.Call{Name: a.Name, Arguments: checker.Encode(args)})
+		calls = append(calls, grammar.Call{Name: a.Name, Arguments: jsonx.AppendDumpsPython(nil, args, jsonx.DumpsOptions{ItemSep: ",", KeySep: ":"})})
 	}
 	return calls
 }

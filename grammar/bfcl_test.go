@@ -12,7 +12,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
@@ -32,12 +34,16 @@ func bfclCases(t testing.TB) map[string][]Tool {
 			if len(line) == 0 {
 				continue
 			}
-			v, err := parseValue(line)
+			v, err := jsonx.Parse(line)
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, _ := v.get("id").str()
-			tools, err := ParseTools(line)
+			id, _ := v.Get("id").AsString()
+			fns, err := bfcl.Functions(line)
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			tools, err := ParseTools(fns)
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
@@ -80,9 +86,9 @@ func TestBFCLFormats(t *testing.T) {
 				var calls []Call
 				for k := 0; k < 1+rng.IntN(3); k++ {
 					tool := tools[rng.IntN(len(tools))]
-					sch, _ := parseValue(tool.Parameters)
+					sch, _ := jsonx.Parse(tool.Parameters)
 					gen := &docGen{rng: rng, root: sch}
-					call := Call{Name: tool.Name, Arguments: gen.valid(sch, 0).json()}
+					call := Call{Name: tool.Name, Arguments: gen.valid(sch, 0).JSON()}
 					if f == Mistral {
 						call.ID = fmt.Sprintf("a%08d", rng.IntN(1e8))
 					}
@@ -140,11 +146,11 @@ func TestSchemaAgreement(t *testing.T) {
 				t.Fatalf("%s %s: %v", id, tool.Name, err)
 			}
 			validator := compileEffective(t, tool.Parameters)
-			sch, _ := parseValue(tool.Parameters)
+			sch, _ := jsonx.Parse(tool.Parameters)
 			gen := &docGen{rng: rng, root: sch}
 			for k := 0; k < 12; k++ {
 				doc := gen.valid(sch, 0)
-				texts := []string{string(doc.encode(nil, rng.IntN(2) == 0))}
+				texts := []string{string(doc.Append(nil, rng.IntN(2) == 0))}
 				for m := 0; m < 3; m++ {
 					texts = append(texts, gen.mutate(sch, doc))
 				}
@@ -178,9 +184,9 @@ func sortStrings(s []string) {
 // with properties and no additionalProperties are closed.
 func compileEffective(t testing.TB, schema []byte) *jsonschema.Schema {
 	t.Helper()
-	v, _ := parseValue(schema)
+	v, _ := jsonx.Parse(schema)
 	closeObjects(v)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(v.json()))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(v.JSON()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,22 +202,22 @@ func compileEffective(t testing.TB, schema []byte) *jsonschema.Schema {
 	return s
 }
 
-func closeObjects(s *value) {
-	if s == nil || s.kind != kindObject {
+func closeObjects(s *jsonx.Value) {
+	if s == nil || s.Kind != jsonx.Object {
 		return
 	}
-	if p := s.get("properties"); p != nil && p.kind == kindObject && len(p.obj) > 0 {
-		if s.get("additionalProperties") == nil {
-			s.set("additionalProperties", &value{kind: kindBool})
+	if p := s.Get("properties"); p != nil && p.Kind == jsonx.Object && len(p.Members) > 0 {
+		if s.Get("additionalProperties") == nil {
+			s.Set("additionalProperties", &jsonx.Value{Kind: jsonx.Bool})
 		}
-		for _, m := range p.obj {
-			closeObjects(m.val)
+		for _, m := range p.Members {
+			closeObjects(m.Value)
 		}
 	}
-	closeObjects(s.get("items"))
+	closeObjects(s.Get("items"))
 	for _, k := range []string{"anyOf", "oneOf", "prefixItems"} {
-		if l := s.get(k); l != nil {
-			for _, e := range l.arr {
+		if l := s.Get(k); l != nil {
+			for _, e := range l.Elems {
 				closeObjects(e)
 			}
 		}
@@ -221,7 +227,7 @@ func closeObjects(s *value) {
 // docGen writes random JSON documents for a schema.
 type docGen struct {
 	rng  *rand.Rand
-	root *value
+	root *jsonx.Value
 }
 
 var strPieces = []string{"a", "Z", "7", " ", "é", "😀", `"`, `\`, "\n", "\t", "/", "x y", "\u0001"}
@@ -242,21 +248,21 @@ func (g *docGen) str(lo, hi int) string {
 	return sb.String()
 }
 
-func num(s string) *value { return &value{kind: kindNumber, s: s} }
+func num(s string) *jsonx.Value { return &jsonx.Value{Kind: jsonx.Number, Text: s} }
 
-func (g *docGen) valid(s *value, depth int) *value {
-	if s == nil || s.kind != kindObject {
-		return stringValue(g.str(0, 5))
+func (g *docGen) valid(s *jsonx.Value, depth int) *jsonx.Value {
+	if s == nil || s.Kind != jsonx.Object {
+		return jsonx.NewString(g.str(0, 5))
 	}
-	if ref, ok := s.get("$ref").str(); ok {
+	if ref, ok := s.Get("$ref").AsString(); ok {
 		t, _ := pointer(g.root, ref[1:])
 		return g.valid(t, depth+1)
 	}
-	if c := s.get("const"); c != nil {
+	if c := s.Get("const"); c != nil {
 		return c
 	}
-	if e := s.get("enum"); e != nil {
-		return e.arr[g.rng.IntN(len(e.arr))]
+	if e := s.Get("enum"); e != nil {
+		return e.Elems[g.rng.IntN(len(e.Elems))]
 	}
 	types, _ := schemaTypes(s, "")
 	t := types[g.rng.IntN(len(types))]
@@ -266,23 +272,23 @@ func (g *docGen) valid(s *value, depth int) *value {
 	lo, _, _ := intOf(s, "minItems", "")
 	switch t {
 	case "object":
-		o := &value{kind: kindObject}
-		props := s.get("properties")
-		if props == nil || len(props.obj) == 0 {
+		o := &jsonx.Value{Kind: jsonx.Object}
+		props := s.Get("properties")
+		if props == nil || len(props.Members) == 0 {
 			for i := 0; i < g.rng.IntN(3); i++ {
-				o.set(g.str(1, 6), g.valid(nil, depth+1))
+				o.Set(g.str(1, 6), g.valid(nil, depth+1))
 			}
 			return o
 		}
 		req := map[string]bool{}
-		if r := s.get("required"); r != nil {
-			for _, e := range r.arr {
-				req[e.s] = true
+		if r := s.Get("required"); r != nil {
+			for _, e := range r.Elems {
+				req[e.Text] = true
 			}
 		}
-		for _, m := range props.obj {
-			if req[m.key] || g.rng.IntN(2) == 0 {
-				o.obj = append(o.obj, member{m.key, g.valid(m.val, depth+1)})
+		for _, m := range props.Members {
+			if req[m.Key] || g.rng.IntN(2) == 0 {
+				o.Members = append(o.Members, jsonx.Member{Key: m.Key, Value: g.valid(m.Value, depth+1)})
 			}
 		}
 		return o
@@ -291,21 +297,21 @@ func (g *docGen) valid(s *value, depth int) *value {
 		if !ok || hi > lo+4 {
 			hi = lo + 4
 		}
-		a := &value{kind: kindArray, arr: []*value{}}
+		a := &jsonx.Value{Kind: jsonx.Array, Elems: []*jsonx.Value{}}
 		for i := lo + g.rng.IntN(hi-lo+1); i > 0; i-- {
-			a.arr = append(a.arr, g.valid(s.get("items"), depth+1))
+			a.Elems = append(a.Elems, g.valid(s.Get("items"), depth+1))
 		}
 		return a
 	case "string":
-		if f, _ := s.get("format").str(); f == "date" {
-			return stringValue(fmt.Sprintf("%04d-%02d-%02d", 1900+g.rng.IntN(200), 1+g.rng.IntN(12), 1+g.rng.IntN(28)))
+		if f, _ := s.Get("format").AsString(); f == "date" {
+			return jsonx.NewString(fmt.Sprintf("%04d-%02d-%02d", 1900+g.rng.IntN(200), 1+g.rng.IntN(12), 1+g.rng.IntN(28)))
 		}
 		lo, _, _ := intOf(s, "minLength", "")
 		hi, ok, _ := intOf(s, "maxLength", "")
 		if !ok {
 			hi = -1
 		}
-		return stringValue(g.str(lo, hi))
+		return jsonx.NewString(g.str(lo, hi))
 	case "integer":
 		minV, _, hasMin, _ := bound(s, "minimum", "exclusiveMinimum", "")
 		maxV, _, hasMax, _ := bound(s, "maximum", "exclusiveMaximum", "")
@@ -321,53 +327,53 @@ func (g *docGen) valid(s *value, depth int) *value {
 		forms := []string{"0", "-3", "2.5", "-0.125", "1e3", "6.02E+23", "1234567.875"}
 		return num(forms[g.rng.IntN(len(forms))])
 	case "boolean":
-		return &value{kind: kindBool, b: g.rng.IntN(2) == 0}
+		return &jsonx.Value{Kind: jsonx.Bool, Bool: g.rng.IntN(2) == 0}
 	}
-	return &value{kind: kindNull}
+	return &jsonx.Value{Kind: jsonx.Null}
 }
 
 // mutate returns doc, changed in one place, as text: most changes break
 // the schema, some break the JSON, some (by chance) keep it valid.
-func (g *docGen) mutate(s *value, doc *value) string {
+func (g *docGen) mutate(s *jsonx.Value, doc *jsonx.Value) string {
 	c := clone(doc)
 	target, ts := c, s
 	// Walk down to a random nested object member sometimes.
-	for target.kind == kindObject && len(target.obj) > 0 && g.rng.IntN(3) == 0 {
-		m := &target.obj[g.rng.IntN(len(target.obj))]
-		sub := ts.get("properties").get(m.key)
-		if m.val.kind != kindObject || sub == nil {
+	for target.Kind == jsonx.Object && len(target.Members) > 0 && g.rng.IntN(3) == 0 {
+		m := &target.Members[g.rng.IntN(len(target.Members))]
+		sub := ts.Get("properties").Get(m.Key)
+		if m.Value.Kind != jsonx.Object || sub == nil {
 			break
 		}
-		target, ts = m.val, sub
+		target, ts = m.Value, sub
 	}
 	switch g.rng.IntN(8) {
 	case 0: // drop a member
-		if target.kind == kindObject && len(target.obj) > 0 {
-			i := g.rng.IntN(len(target.obj))
-			target.obj = append(target.obj[:i], target.obj[i+1:]...)
+		if target.Kind == jsonx.Object && len(target.Members) > 0 {
+			i := g.rng.IntN(len(target.Members))
+			target.Members = append(target.Members[:i], target.Members[i+1:]...)
 		}
 	case 1: // add an unknown member
-		if target.kind == kindObject {
-			target.obj = append(target.obj, member{"zz_extra", num("1")})
+		if target.Kind == jsonx.Object {
+			target.Members = append(target.Members, jsonx.Member{Key: "zz_extra", Value: num("1")})
 		}
 	case 2, 3: // change a member's value to another type
-		if target.kind == kindObject && len(target.obj) > 0 {
-			m := &target.obj[g.rng.IntN(len(target.obj))]
-			alts := []*value{num("12"), num("1.5"), stringValue("12"), {kind: kindBool, b: true}, {kind: kindNull},
-				{kind: kindArray, arr: []*value{}}, {kind: kindObject}, stringValue(m.val.s + "_x"), num("-7")}
-			m.val = alts[g.rng.IntN(len(alts))]
+		if target.Kind == jsonx.Object && len(target.Members) > 0 {
+			m := &target.Members[g.rng.IntN(len(target.Members))]
+			alts := []*jsonx.Value{num("12"), num("1.5"), jsonx.NewString("12"), {Kind: jsonx.Bool, Bool: true}, {Kind: jsonx.Null},
+				{Kind: jsonx.Array, Elems: []*jsonx.Value{}}, {Kind: jsonx.Object}, jsonx.NewString(m.Value.Text + "_x"), num("-7")}
+			m.Value = alts[g.rng.IntN(len(alts))]
 		}
 	case 4: // break an array element
-		if target.kind == kindObject {
-			for _, m := range target.obj {
-				if m.val.kind == kindArray {
-					m.val.arr = append(m.val.arr, &value{kind: kindObject})
+		if target.Kind == jsonx.Object {
+			for _, m := range target.Members {
+				if m.Value.Kind == jsonx.Array {
+					m.Value.Elems = append(m.Value.Elems, &jsonx.Value{Kind: jsonx.Object})
 					break
 				}
 			}
 		}
 	}
-	text := string(c.encode(nil, g.rng.IntN(2) == 0))
+	text := string(c.Append(nil, g.rng.IntN(2) == 0))
 	switch g.rng.IntN(10) {
 	case 0:
 		return text[:len(text)-1]
@@ -379,18 +385,18 @@ func (g *docGen) mutate(s *value, doc *value) string {
 	return text
 }
 
-func clone(v *value) *value {
+func clone(v *jsonx.Value) *jsonx.Value {
 	c := *v
-	c.arr = nil
-	for _, e := range v.arr {
-		c.arr = append(c.arr, clone(e))
+	c.Elems = nil
+	for _, e := range v.Elems {
+		c.Elems = append(c.Elems, clone(e))
 	}
-	c.obj = nil
-	for _, m := range v.obj {
-		c.obj = append(c.obj, member{m.key, clone(m.val)})
+	c.Members = nil
+	for _, m := range v.Members {
+		c.Members = append(c.Members, jsonx.Member{Key: m.Key, Value: clone(m.Value)})
 	}
-	if v.kind == kindArray && c.arr == nil {
-		c.arr = []*value{}
+	if v.Kind == jsonx.Array && c.Elems == nil {
+		c.Elems = []*jsonx.Value{}
 	}
 	return &c
 }

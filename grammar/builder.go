@@ -3,6 +3,8 @@ package grammar
 import (
 	"fmt"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // builder accumulates GBNF rules. Rules are named after the schema path
@@ -16,7 +18,7 @@ type builder struct {
 	byBody   map[string]string // body -> name
 	warnings []string
 	refs     map[string]string // $ref -> rule name
-	root     *value            // document $ref pointers resolve in
+	root     *jsonx.Value      // document $ref pointers resolve in
 }
 
 func newBuilder(opts SchemaOptions, python bool) *builder {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // Call is one tool call a model made.
@@ -39,40 +41,40 @@ func malformed(format string, args ...any) error {
 
 // callFromJSON reads {"name":..,"arguments"|"parameters":{..}[,"id":..]}.
 // Arguments written as a JSON string holding an object are unwrapped.
-func callFromJSON(v *value) (Call, error) {
-	if v.kind != kindObject {
+func callFromJSON(v *jsonx.Value) (Call, error) {
+	if v.Kind != jsonx.Object {
 		return Call{}, malformed("a call must be a JSON object")
 	}
-	name, ok := v.get("name").str()
+	name, ok := v.Get("name").AsString()
 	if !ok || name == "" {
 		return Call{}, malformed("a call needs a name")
 	}
-	args := v.get("arguments")
+	args := v.Get("arguments")
 	if args == nil {
-		args = v.get("parameters")
+		args = v.Get("parameters")
 	}
 	switch {
 	case args == nil:
-		args = &value{kind: kindObject}
-	case args.kind == kindString:
-		inner, err := parseValue([]byte(args.s))
-		if err != nil || inner.kind != kindObject {
+		args = &jsonx.Value{Kind: jsonx.Object}
+	case args.Kind == jsonx.String:
+		inner, err := jsonx.Parse([]byte(args.Text))
+		if err != nil || inner.Kind != jsonx.Object {
 			return Call{}, malformed("%s: arguments are not a JSON object", name)
 		}
 		args = inner
-	case args.kind != kindObject:
+	case args.Kind != jsonx.Object:
 		return Call{}, malformed("%s: arguments are not a JSON object", name)
 	}
-	id, _ := v.get("id").str()
-	return Call{ID: id, Name: name, Arguments: args.json()}, nil
+	id, _ := v.Get("id").AsString()
+	return Call{ID: id, Name: name, Arguments: args.JSON()}, nil
 }
 
 // jsonPrefix decodes the JSON value at the start of s and returns it with
 // the number of bytes it used.
-func jsonPrefix(s string) (*value, int, error) {
+func jsonPrefix(s string) (*jsonx.Value, int, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := jsonx.Decode(dec)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -84,25 +86,25 @@ func parseGeneric(text string) (string, []Call, error) {
 	if !strings.HasPrefix(t, "{") {
 		return t, nil, nil
 	}
-	v, err := parseValue([]byte(t))
+	v, err := jsonx.Parse([]byte(t))
 	if err != nil {
 		if strings.Contains(t, `"tool_calls"`) {
 			return "", nil, malformed("%v", err)
 		}
 		return t, nil, nil
 	}
-	if r, ok := v.get("response").str(); ok && v.get("tool_calls") == nil {
+	if r, ok := v.Get("response").AsString(); ok && v.Get("tool_calls") == nil {
 		return r, nil, nil
 	}
-	list := v.get("tool_calls")
+	list := v.Get("tool_calls")
 	if list == nil {
 		return t, nil, nil
 	}
-	if list.kind != kindArray {
+	if list.Kind != jsonx.Array {
 		return "", nil, malformed("tool_calls is not an array")
 	}
 	var calls []Call
-	for _, e := range list.arr {
+	for _, e := range list.Elems {
 		c, err := callFromJSON(e)
 		if err != nil {
 			return "", nil, err
@@ -127,7 +129,7 @@ func parseLlama3(text string) (string, []Call, error) {
 			}
 			return "", nil, malformed("%v", err)
 		}
-		if v.kind != kindObject || v.get("name") == nil {
+		if v.Kind != jsonx.Object || v.Get("name") == nil {
 			if len(calls) == 0 {
 				return strings.TrimSpace(text), nil, nil
 			}
@@ -155,9 +157,9 @@ func parseMistral(text string) (string, []Call, error) {
 	if err != nil {
 		return "", nil, malformed("after %s: %v", tag, err)
 	}
-	list := []*value{v}
-	if v.kind == kindArray {
-		list = v.arr
+	list := []*jsonx.Value{v}
+	if v.Kind == jsonx.Array {
+		list = v.Elems
 	}
 	var calls []Call
 	for _, e := range list {
@@ -258,14 +260,14 @@ func renderPythonic(calls []Call) string {
 		}
 		sb.WriteString(c.Name)
 		sb.WriteString("(")
-		if args := argsValue(c); args.kind == kindObject {
-			for j, m := range args.obj {
+		if args := argsValue(c); args.Kind == jsonx.Object {
+			for j, m := range args.Members {
 				if j > 0 {
 					sb.WriteString(", ")
 				}
-				sb.WriteString(m.key)
+				sb.WriteString(m.Key)
 				sb.WriteString("=")
-				writePy(&sb, m.val)
+				writePy(&sb, m.Value)
 			}
 		}
 		sb.WriteString(")")
@@ -274,25 +276,25 @@ func renderPythonic(calls []Call) string {
 	return sb.String()
 }
 
-func argsValue(c Call) *value {
+func argsValue(c Call) *jsonx.Value {
 	if len(bytes.TrimSpace(c.Arguments)) == 0 {
-		return &value{kind: kindObject}
+		return &jsonx.Value{Kind: jsonx.Object}
 	}
-	v, err := parseValue(c.Arguments)
+	v, err := jsonx.Parse(c.Arguments)
 	if err != nil {
-		return &value{kind: kindObject}
+		return &jsonx.Value{Kind: jsonx.Object}
 	}
 	return v
 }
 
 func writeJSONCall(sb *strings.Builder, c Call, argKey string, withID bool) {
 	sb.WriteString(`{"name": `)
-	sb.Write(appendJSONString(nil, c.Name))
+	sb.Write(jsonx.AppendString(nil, c.Name))
 	sb.WriteString(`, "` + argKey + `": `)
-	sb.Write(argsValue(c).encode(nil, true))
+	sb.Write(argsValue(c).Append(nil, true))
 	if withID && c.ID != "" {
 		sb.WriteString(`, "id": `)
-		sb.Write(appendJSONString(nil, c.ID))
+		sb.Write(jsonx.AppendString(nil, c.ID))
 	}
 	sb.WriteString("}")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // Format is how a model writes tool calls.
@@ -122,7 +124,7 @@ func ForTools(tools []Tool, f Format, opts ToolOptions) (*ToolGrammar, error) {
 	var names []string
 	for _, t := range tools {
 		names = append(names, regexp.QuoteMeta(t.Name))
-		params, err := parseValue(t.Parameters)
+		params, err := jsonx.Parse(t.Parameters)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrSchema, t.Name, err)
 		}
@@ -155,7 +157,7 @@ func ForTools(tools []Tool, f Format, opts ToolOptions) (*ToolGrammar, error) {
 			if f == Mistral {
 				id = b.fixed("call-id", seq(`( ","`, ws, `"\"id\":"`, ws, `"\"" [a-zA-Z0-9]{9} "\"" )?`))
 			}
-			call = b.rule("call-"+base, seq(`"{"`, ws, `"\"name\":"`, ws, lit(string(appendJSONString(nil, t.Name))), `","`, ws,
+			call = b.rule("call-"+base, seq(`"{"`, ws, `"\"name\":"`, ws, lit(string(jsonx.AppendString(nil, t.Name))), `","`, ws,
 				argKey, ws, args, id, ws, `"}"`))
 		}
 		for _, w := range b.warnings[nw:] {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
@@ -24,7 +25,11 @@ func TestBFCLLlamaCppAccepts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			tools, err := grammar.ParseTools([]byte(line))
+			fns, err := bfcl.Functions([]byte(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools, err := grammar.ParseTools(fns)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // pyString writes s as a Python string literal quoted with q, escaping
@@ -39,44 +41,44 @@ func pyString(s string, q byte) string {
 
 // pyLiteral writes v as a Python literal: True/False/None, lists, dicts
 // with ", " and ": " separators, double-quoted strings.
-func pyLiteral(v *value) string {
+func pyLiteral(v *jsonx.Value) string {
 	var sb strings.Builder
 	writePy(&sb, v)
 	return sb.String()
 }
 
-func writePy(sb *strings.Builder, v *value) {
-	switch v.kind {
-	case kindNull:
+func writePy(sb *strings.Builder, v *jsonx.Value) {
+	switch v.Kind {
+	case jsonx.Null:
 		sb.WriteString("None")
-	case kindBool:
-		if v.b {
+	case jsonx.Bool:
+		if v.Bool {
 			sb.WriteString("True")
 		} else {
 			sb.WriteString("False")
 		}
-	case kindNumber:
-		sb.WriteString(v.s)
-	case kindString:
-		sb.WriteString(pyString(v.s, '"'))
-	case kindArray:
+	case jsonx.Number:
+		sb.WriteString(v.Text)
+	case jsonx.String:
+		sb.WriteString(pyString(v.Text, '"'))
+	case jsonx.Array:
 		sb.WriteByte('[')
-		for i, e := range v.arr {
+		for i, e := range v.Elems {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
 			writePy(sb, e)
 		}
 		sb.WriteByte(']')
-	case kindObject:
+	case jsonx.Object:
 		sb.WriteByte('{')
-		for i, m := range v.obj {
+		for i, m := range v.Members {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString(pyString(m.key, '"'))
+			sb.WriteString(pyString(m.Key, '"'))
 			sb.WriteString(": ")
-			writePy(sb, m.val)
+			writePy(sb, m.Value)
 		}
 		sb.WriteByte('}')
 	}
@@ -174,9 +176,9 @@ func (p *pyParser) call() (Call, error) {
 	if !p.eat('(') {
 		return Call{}, p.errorf("expecting '(' after %s", name)
 	}
-	args := &value{kind: kindObject}
+	args := &jsonx.Value{Kind: jsonx.Object}
 	for !p.eat(')') {
-		if len(args.obj) > 0 && !p.eat(',') {
+		if len(args.Members) > 0 && !p.eat(',') {
 			return Call{}, p.errorf("expecting ',' or ')'")
 		}
 		if p.eat(')') {
@@ -190,20 +192,20 @@ func (p *pyParser) call() (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		if args.get(key) != nil {
+		if args.Get(key) != nil {
 			return Call{}, p.errorf("repeated keyword argument %q", key)
 		}
-		args.set(key, v)
+		args.Set(key, v)
 	}
-	return Call{Name: name, Arguments: args.json()}, nil
+	return Call{Name: name, Arguments: args.JSON()}, nil
 }
 
-func (p *pyParser) literal() (*value, error) {
+func (p *pyParser) literal() (*jsonx.Value, error) {
 	p.space()
 	switch c := p.peek(); {
 	case c == '"' || c == '\'':
 		s, err := p.str()
-		return stringValue(s), err
+		return jsonx.NewString(s), err
 	case c == '[' || c == '(':
 		p.pos++
 		end := byte(']')
@@ -214,7 +216,7 @@ func (p *pyParser) literal() (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &value{kind: kindArray, arr: arr}, nil
+		return &jsonx.Value{Kind: jsonx.Array, Elems: arr}, nil
 	case c == '{':
 		return p.dict()
 	case c == '-' || c == '+' || c == '.' || '0' <= c && c <= '9':
@@ -222,11 +224,11 @@ func (p *pyParser) literal() (*value, error) {
 	case isIdentByte(c, true):
 		switch w := p.name(); w {
 		case "True", "true":
-			return &value{kind: kindBool, b: true}, nil
+			return &jsonx.Value{Kind: jsonx.Bool, Bool: true}, nil
 		case "False", "false":
-			return &value{kind: kindBool}, nil
+			return &jsonx.Value{Kind: jsonx.Bool}, nil
 		case "None", "null":
-			return &value{kind: kindNull}, nil
+			return &jsonx.Value{Kind: jsonx.Null}, nil
 		default:
 			return nil, p.errorf("unknown name %q", w)
 		}
@@ -234,8 +236,8 @@ func (p *pyParser) literal() (*value, error) {
 	return nil, p.errorf("expecting a value")
 }
 
-func (p *pyParser) elems(end byte) ([]*value, error) {
-	arr := []*value{}
+func (p *pyParser) elems(end byte) ([]*jsonx.Value, error) {
+	arr := []*jsonx.Value{}
 	for !p.eat(end) {
 		if len(arr) > 0 && !p.eat(',') {
 			return nil, p.errorf("expecting ',' or '%c'", end)
@@ -252,11 +254,11 @@ func (p *pyParser) elems(end byte) ([]*value, error) {
 	return arr, nil
 }
 
-func (p *pyParser) dict() (*value, error) {
+func (p *pyParser) dict() (*jsonx.Value, error) {
 	p.pos++ // {
-	obj := &value{kind: kindObject}
+	obj := &jsonx.Value{Kind: jsonx.Object}
 	for !p.eat('}') {
-		if len(obj.obj) > 0 && !p.eat(',') {
+		if len(obj.Members) > 0 && !p.eat(',') {
 			return nil, p.errorf("expecting ',' or '}'")
 		}
 		if p.eat('}') {
@@ -266,7 +268,7 @@ func (p *pyParser) dict() (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k.kind != kindString {
+		if k.Kind != jsonx.String {
 			return nil, p.errorf("dict keys must be strings")
 		}
 		if !p.eat(':') {
@@ -276,12 +278,12 @@ func (p *pyParser) dict() (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.set(k.s, v)
+		obj.Set(k.Text, v)
 	}
 	return obj, nil
 }
 
-func (p *pyParser) number() (*value, error) {
+func (p *pyParser) number() (*jsonx.Value, error) {
 	start := p.pos
 	for p.pos < len(p.s) && strings.IndexByte("+-0123456789._eExXabcdefABCDEFoObB", p.s[p.pos]) >= 0 {
 		if p.pos > start && (p.s[p.pos] == '-' || p.s[p.pos] == '+') && p.s[p.pos-1] != 'e' && p.s[p.pos-1] != 'E' {
@@ -291,10 +293,10 @@ func (p *pyParser) number() (*value, error) {
 	}
 	text := p.s[start:p.pos]
 	if t := strings.TrimPrefix(text, "+"); isJSONNumber(t) {
-		return &value{kind: kindNumber, s: t}, nil
+		return &jsonx.Value{Kind: jsonx.Number, Text: t}, nil
 	}
 	if i, err := strconv.ParseInt(text, 0, 64); err == nil {
-		return &value{kind: kindNumber, s: strconv.FormatInt(i, 10)}, nil
+		return &jsonx.Value{Kind: jsonx.Number, Text: strconv.FormatInt(i, 10)}, nil
 	}
 	clean := strings.ReplaceAll(text, "_", "")
 	f, err := strconv.ParseFloat(clean, 64)
@@ -302,9 +304,9 @@ func (p *pyParser) number() (*value, error) {
 		return nil, p.errorf("bad number %q", text)
 	}
 	if isJSONNumber(clean) {
-		return &value{kind: kindNumber, s: strings.TrimPrefix(clean, "+")}, nil
+		return &jsonx.Value{Kind: jsonx.Number, Text: strings.TrimPrefix(clean, "+")}, nil
 	}
-	return &value{kind: kindNumber, s: strconv.FormatFloat(f, 'g', -1, 64)}, nil
+	return &jsonx.Value{Kind: jsonx.Number, Text: strconv.FormatFloat(f, 'g', -1, 64)}, nil
 }
 
 func isJSONNumber(s string) bool {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // SchemaOptions tunes the grammar generated for a JSON Schema. The zero
@@ -63,7 +64,7 @@ const (
 // exponent; numbers have at most 16 integer and fraction digits and 3
 // exponent digits; keys and enum values use their canonical JSON spelling.
 func FromSchema(schema json.RawMessage, opts SchemaOptions) (*Grammar, error) {
-	s, err := parseValue(schema)
+	s, err := jsonx.Parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
 	}
@@ -127,47 +128,47 @@ var allTypes = []string{"object", "array", "string", "number", "integer", "boole
 
 // schema returns a GBNF expression for the values s accepts. name is the
 // rule name to use for s's own rules, path its JSON pointer.
-func (b *builder) schema(s *value, path, name string) (string, error) {
+func (b *builder) schema(s *jsonx.Value, path, name string) (string, error) {
 	switch {
 	case s == nil:
 		return b.any(), nil
-	case s.kind == kindBool:
-		if !s.b {
+	case s.Kind == jsonx.Bool:
+		if !s.Bool {
 			return "", fmt.Errorf("%w: %s: schema false accepts nothing", ErrSchema, orRoot(path))
 		}
 		return b.any(), nil
-	case s.kind != kindObject:
+	case s.Kind != jsonx.Object:
 		return "", fmt.Errorf("%w: %s: a schema must be an object or a boolean", ErrSchema, orRoot(path))
 	}
-	for _, m := range s.obj {
-		if !ignored[m.key] && !handled[m.key] {
-			b.warnf(path, "keyword %q is not enforced", m.key)
+	for _, m := range s.Members {
+		if !ignored[m.Key] && !handled[m.Key] {
+			b.warnf(path, "keyword %q is not enforced", m.Key)
 		}
 	}
-	if ref, ok := s.get("$ref").str(); ok {
-		if len(s.obj) > 1 {
-			for _, m := range s.obj {
-				if m.key != "$ref" && !ignored[m.key] {
-					b.warnf(path, "keyword %q next to $ref is not enforced", m.key)
+	if ref, ok := s.Get("$ref").AsString(); ok {
+		if len(s.Members) > 1 {
+			for _, m := range s.Members {
+				if m.Key != "$ref" && !ignored[m.Key] {
+					b.warnf(path, "keyword %q next to $ref is not enforced", m.Key)
 				}
 			}
 		}
 		return b.ref(ref, path)
 	}
-	if all := s.get("allOf"); all != nil {
-		if all.kind != kindArray || len(all.arr) == 0 {
+	if all := s.Get("allOf"); all != nil {
+		if all.Kind != jsonx.Array || len(all.Elems) == 0 {
 			return "", fmt.Errorf("%w: %s/allOf: want a non-empty array", ErrSchema, path)
 		}
-		if len(all.arr) > 1 || len(s.obj) > 1 {
+		if len(all.Elems) > 1 || len(s.Members) > 1 {
 			b.warnf(path, "allOf is enforced only for its first schema")
 		}
-		return b.schema(all.arr[0], path+"/allOf/0", name)
+		return b.schema(all.Elems[0], path+"/allOf/0", name)
 	}
 	expr, err := b.schemaNoNull(s, path, name)
 	if err != nil {
 		return "", err
 	}
-	if n := s.get("nullable"); n != nil && n.kind == kindBool && n.b {
+	if n := s.Get("nullable"); n != nil && n.Kind == jsonx.Bool && n.Bool {
 		return group([]string{expr, b.null()}), nil
 	}
 	return expr, nil
@@ -180,15 +181,15 @@ func orRoot(path string) string {
 	return path
 }
 
-func (b *builder) schemaNoNull(s *value, path, name string) (string, error) {
-	if c := s.get("const"); c != nil {
+func (b *builder) schemaNoNull(s *jsonx.Value, path, name string) (string, error) {
+	if c := s.Get("const"); c != nil {
 		return b.literal(c), nil
 	}
-	if e := s.get("enum"); e != nil {
+	if e := s.Get("enum"); e != nil {
 		return b.enum(s, e, path, name)
 	}
 	for _, key := range []string{"anyOf", "oneOf"} {
-		if alts := s.get(key); alts != nil {
+		if alts := s.Get(key); alts != nil {
 			return b.anyOf(s, alts, key, path, name)
 		}
 	}
@@ -216,27 +217,27 @@ func (b *builder) schemaNoNull(s *value, path, name string) (string, error) {
 
 // schemaTypes lists the JSON types a schema allows, inferring them from
 // keywords when "type" is absent.
-func schemaTypes(s *value, path string) ([]string, error) {
-	t := s.get("type")
+func schemaTypes(s *jsonx.Value, path string) ([]string, error) {
+	t := s.Get("type")
 	var types []string
 	switch {
 	case t == nil:
 		switch {
-		case s.get("properties") != nil || s.get("additionalProperties") != nil:
+		case s.Get("properties") != nil || s.Get("additionalProperties") != nil:
 			return []string{"object"}, nil
-		case s.get("items") != nil || s.get("prefixItems") != nil:
+		case s.Get("items") != nil || s.Get("prefixItems") != nil:
 			return []string{"array"}, nil
 		}
 		return allTypes, nil
-	case t.kind == kindString:
-		types = []string{t.s}
-	case t.kind == kindArray:
-		for _, e := range t.arr {
-			if e.kind != kindString {
+	case t.Kind == jsonx.String:
+		types = []string{t.Text}
+	case t.Kind == jsonx.Array:
+		for _, e := range t.Elems {
+			if e.Kind != jsonx.String {
 				return nil, fmt.Errorf("%w: %s/type: want strings", ErrSchema, path)
 			}
-			if !slices.Contains(types, e.s) {
-				types = append(types, e.s)
+			if !slices.Contains(types, e.Text) {
+				types = append(types, e.Text)
 			}
 		}
 	default:
@@ -257,7 +258,7 @@ func schemaTypes(s *value, path string) ([]string, error) {
 	return types, nil
 }
 
-func (b *builder) typed(s *value, t, path, name string) (string, error) {
+func (b *builder) typed(s *jsonx.Value, t, path, name string) (string, error) {
 	switch t {
 	case "object":
 		return b.object(s, path, name)
@@ -302,7 +303,7 @@ func (b *builder) ref(ref, path string) (string, error) {
 }
 
 // pointer resolves a JSON pointer (RFC 6901) in v.
-func pointer(v *value, ptr string) (*value, error) {
+func pointer(v *jsonx.Value, ptr string) (*jsonx.Value, error) {
 	if ptr == "" {
 		return v, nil
 	}
@@ -311,19 +312,19 @@ func pointer(v *value, ptr string) (*value, error) {
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch v.kind {
-		case kindObject:
-			next := v.get(tok)
+		switch v.Kind {
+		case jsonx.Object:
+			next := v.Get(tok)
 			if next == nil {
 				return nil, fmt.Errorf("no member %q", tok)
 			}
 			v = next
-		case kindArray:
+		case jsonx.Array:
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v.arr) {
+			if err != nil || i < 0 || i >= len(v.Elems) {
 				return nil, fmt.Errorf("no element %q", tok)
 			}
-			v = v.arr[i]
+			v = v.Elems[i]
 		default:
 			return nil, fmt.Errorf("cannot descend into a scalar at %q", tok)
 		}
@@ -331,19 +332,19 @@ func pointer(v *value, ptr string) (*value, error) {
 	return v, nil
 }
 
-func (b *builder) enum(s, e *value, path, name string) (string, error) {
-	if e.kind != kindArray || len(e.arr) == 0 {
+func (b *builder) enum(s, e *jsonx.Value, path, name string) (string, error) {
+	if e.Kind != jsonx.Array || len(e.Elems) == 0 {
 		return "", fmt.Errorf("%w: %s/enum: want a non-empty array", ErrSchema, path)
 	}
 	var types []string
-	if s.get("type") != nil {
+	if s.Get("type") != nil {
 		var err error
 		if types, err = schemaTypes(s, path); err != nil {
 			return "", err
 		}
 	}
 	var alts []string
-	for _, v := range e.arr {
+	for _, v := range e.Elems {
 		if types != nil && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
 			continue
 		}
@@ -361,55 +362,55 @@ func (b *builder) enum(s, e *value, path, name string) (string, error) {
 }
 
 // hasType reports whether v is an instance of JSON Schema type t.
-func hasType(v *value, t string) bool {
+func hasType(v *jsonx.Value, t string) bool {
 	switch t {
 	case "null":
-		return v.kind == kindNull
+		return v.Kind == jsonx.Null
 	case "boolean":
-		return v.kind == kindBool
+		return v.Kind == jsonx.Bool
 	case "string":
-		return v.kind == kindString
+		return v.Kind == jsonx.String
 	case "array":
-		return v.kind == kindArray
+		return v.Kind == jsonx.Array
 	case "object":
-		return v.kind == kindObject
+		return v.Kind == jsonx.Object
 	case "number":
-		return v.kind == kindNumber
+		return v.Kind == jsonx.Number
 	case "integer":
-		if v.kind != kindNumber {
+		if v.Kind != jsonx.Number {
 			return false
 		}
-		f, err := strconv.ParseFloat(v.s, 64)
+		f, err := strconv.ParseFloat(v.Text, 64)
 		return err == nil && f == math.Trunc(f)
 	}
 	return false
 }
 
 // literal is the GBNF for exactly the value v, in the builder's syntax.
-func (b *builder) literal(v *value) string {
+func (b *builder) literal(v *jsonx.Value) string {
 	if !b.python {
-		return lit(string(v.json()))
+		return lit(string(v.JSON()))
 	}
-	if v.kind == kindString {
-		return group([]string{lit(pyString(v.s, '"')), lit(pyString(v.s, '\''))})
+	if v.Kind == jsonx.String {
+		return group([]string{lit(pyString(v.Text, '"')), lit(pyString(v.Text, '\''))})
 	}
 	return lit(pyLiteral(v))
 }
 
-func (b *builder) anyOf(s, alts *value, key, path, name string) (string, error) {
-	if alts.kind != kindArray || len(alts.arr) == 0 {
+func (b *builder) anyOf(s, alts *jsonx.Value, key, path, name string) (string, error) {
+	if alts.Kind != jsonx.Array || len(alts.Elems) == 0 {
 		return "", fmt.Errorf("%w: %s/%s: want a non-empty array", ErrSchema, path, key)
 	}
-	for _, m := range s.obj {
-		if m.key != key && handled[m.key] && m.key != "nullable" {
-			b.warnf(path, "keyword %q next to %s is not enforced", m.key, key)
+	for _, m := range s.Members {
+		if m.Key != key && handled[m.Key] && m.Key != "nullable" {
+			b.warnf(path, "keyword %q next to %s is not enforced", m.Key, key)
 		}
 	}
-	if key == "oneOf" && len(alts.arr) > 1 && !disjoint(alts.arr) {
+	if key == "oneOf" && len(alts.Elems) > 1 && !disjoint(alts.Elems) {
 		b.warnf(path, "oneOf is enforced as anyOf: a value matching several branches is accepted")
 	}
 	var out []string
-	for i, a := range alts.arr {
+	for i, a := range alts.Elems {
 		e, err := b.schema(a, fmt.Sprintf("%s/%s/%d", path, key, i), fmt.Sprintf("%s-%d", name, i))
 		if err != nil {
 			return "", err
@@ -426,10 +427,10 @@ func (b *builder) anyOf(s, alts *value, key, path, name string) (string, error) 
 
 // disjoint reports whether the branches of a oneOf have pairwise distinct
 // single types, so no value can match two of them.
-func disjoint(branches []*value) bool {
+func disjoint(branches []*jsonx.Value) bool {
 	seen := map[string]bool{}
 	for _, br := range branches {
-		t, ok := br.get("type").str()
+		t, ok := br.Get("type").AsString()
 		if !ok || seen[t] || (t == "number" && seen["integer"]) || (t == "integer" && seen["number"]) {
 			return false
 		}
@@ -439,13 +440,13 @@ func disjoint(branches []*value) bool {
 }
 
 // intOf reads a non-negative integer keyword.
-func intOf(s *value, key, path string) (int, bool, error) {
-	v := s.get(key)
+func intOf(s *jsonx.Value, key, path string) (int, bool, error) {
+	v := s.Get(key)
 	if v == nil {
 		return 0, false, nil
 	}
-	f, err := strconv.ParseFloat(v.s, 64)
-	if v.kind != kindNumber || err != nil || f < 0 || f != math.Trunc(f) {
+	f, err := strconv.ParseFloat(v.Text, 64)
+	if v.Kind != jsonx.Number || err != nil || f < 0 || f != math.Trunc(f) {
 		return 0, false, fmt.Errorf("%w: %s/%s: want a non-negative integer", ErrSchema, path, key)
 	}
 	return int(min(f, math.MaxInt32)), true, nil

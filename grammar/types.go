@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // Shared primitive rules.
@@ -121,13 +123,13 @@ func (b *builder) itemRange(lo, hi int, path string) int {
 	return hi
 }
 
-func (b *builder) object(s *value, path, name string) (string, error) {
+func (b *builder) object(s *jsonx.Value, path, name string) (string, error) {
 	ws := b.ws()
 	key := func(k string) string {
 		if b.python {
-			return seq(b.literal(stringValue(k)), `":"`, ws)
+			return seq(b.literal(jsonx.NewString(k)), `":"`, ws)
 		}
-		return seq(lit(string(appendJSONString(nil, k))+":"), ws)
+		return seq(lit(string(jsonx.AppendString(nil, k))+":"), ws)
 	}
 	inner, free, err := b.members(s, path, name, key, seq(`","`, ws))
 	if err != nil || free != "" {
@@ -139,62 +141,62 @@ func (b *builder) object(s *value, path, name string) (string, error) {
 // members returns the grammar of an object's members in declared order,
 // each written as key(name) followed by the value, joined by sep. For an
 // object without properties it returns free, the whole free-form object.
-func (b *builder) members(s *value, path, name string, key func(string) string, sep string) (inner, free string, err error) {
-	props := s.get("properties")
-	if props != nil && props.kind != kindObject {
+func (b *builder) members(s *jsonx.Value, path, name string, key func(string) string, sep string) (inner, free string, err error) {
+	props := s.Get("properties")
+	if props != nil && props.Kind != jsonx.Object {
 		return "", "", fmt.Errorf("%w: %s/properties: want an object", ErrSchema, path)
 	}
 	var required []string
-	if r := s.get("required"); r != nil {
-		if r.kind != kindArray {
+	if r := s.Get("required"); r != nil {
+		if r.Kind != jsonx.Array {
 			return "", "", fmt.Errorf("%w: %s/required: want an array", ErrSchema, path)
 		}
-		for _, e := range r.arr {
-			if e.kind != kindString {
+		for _, e := range r.Elems {
+			if e.Kind != jsonx.String {
 				return "", "", fmt.Errorf("%w: %s/required: want strings", ErrSchema, path)
 			}
-			required = append(required, e.s)
+			required = append(required, e.Text)
 		}
 	}
-	ap := s.get("additionalProperties")
-	closed := ap != nil && ap.kind == kindBool && !ap.b
-	if props == nil || len(props.obj) == 0 {
+	ap := s.Get("additionalProperties")
+	closed := ap != nil && ap.Kind == jsonx.Bool && !ap.Bool
+	if props == nil || len(props.Members) == 0 {
 		// Without a "properties" keyword the object is free-form (BFCL's
 		// "dict"); an explicit empty "properties" means no arguments.
 		if props == nil && len(required) == 0 && !closed {
 			free, err := b.freeObject(s, ap, path, name)
 			return "", free, err
 		}
-		props = &value{kind: kindObject}
+		props = &jsonx.Value{Kind: jsonx.Object}
 	}
 	if ap != nil && !closed {
 		b.warnf(path, "additionalProperties next to properties is not enforced: the object is closed")
 	}
 	for _, k := range []string{"minProperties", "maxProperties"} {
-		if s.get(k) != nil {
+		if s.Get(k) != nil {
 			b.warnf(path, "%s is not enforced on an object with properties", k)
 		}
 	}
-	all := append([]member(nil), props.obj...)
+	all := append([]jsonx.Member(nil), props.Members...)
 	for _, r := range required {
-		if props.get(r) == nil {
+		if props.Get(r) == nil {
 			if closed {
 				return "", "", fmt.Errorf("%w: %s: required property %q is not allowed by additionalProperties false", ErrSchema, path, r)
 			}
 			b.warnf(path, "required property %q has no schema: any value", r)
-			all = append(all, member{r, nil})
+			all = append(all, jsonx.Member{Key: r})
 		}
 	}
 	var kvs []kv
 	for _, m := range all {
-		pname := name + "-" + m.key
-		v, err := b.schema(m.val, path+"/properties/"+escapePointer(m.key), pname)
+		pname := name + "-" + m.Key
+		v, err := b.schema(m.Value, path+"/properties/"+escapePointer(m.Key), pname)
 		if err != nil {
 			return "", "", err
 		}
 		kvs = append(kvs, kv{
-			expr:     b.rule(pname+"-kv", seq(key(m.key), v)),
-			required: containsStr(required, m.key),
+			expr:     b.rule(pname+"-kv", seq(key(m.Key), v)),
+			required: containsStr(required, m.Key),
 		})
 	}
 	return memberList(kvs, sep), "", nil
@@ -252,9 +254,9 @@ func memberList(kvs []kv, sep string) string {
 }
 
 // freeObject is an object with any keys whose values follow ap.
-func (b *builder) freeObject(s, ap *value, path, name string) (string, error) {
+func (b *builder) freeObject(s, ap *jsonx.Value, path, name string) (string, error) {
 	val := b.any()
-	if ap != nil && ap.kind == kindObject {
+	if ap != nil && ap.Kind == jsonx.Object {
 		var err error
 		if val, err = b.schema(ap, path+"/additionalProperties", name+"-value"); err != nil {
 			return "", err
@@ -286,7 +288,7 @@ func (b *builder) freeObject(s, ap *value, path, name string) (string, error) {
 	return b.rule(name, body), nil
 }
 
-func (b *builder) array(s *value, path, name string) (string, error) {
+func (b *builder) array(s *jsonx.Value, path, name string) (string, error) {
 	lo, _, err := intOf(s, "minItems", path)
 	if err != nil {
 		return "", err
@@ -302,16 +304,16 @@ func (b *builder) array(s *value, path, name string) (string, error) {
 	if hi >= 0 && hi < lo {
 		return "", fmt.Errorf("%w: %s: maxItems below minItems", ErrSchema, path)
 	}
-	var prefix []*value
-	items := s.get("items")
-	if p := s.get("prefixItems"); p != nil {
-		if p.kind != kindArray {
+	var prefix []*jsonx.Value
+	items := s.Get("items")
+	if p := s.Get("prefixItems"); p != nil {
+		if p.Kind != jsonx.Array {
 			return "", fmt.Errorf("%w: %s/prefixItems: want an array", ErrSchema, path)
 		}
-		prefix = p.arr
-	} else if items != nil && items.kind == kindArray {
+		prefix = p.Elems
+	} else if items != nil && items.Kind == jsonx.Array {
 		b.warnf(path, "items as an array is read as prefixItems")
-		prefix, items = items.arr, nil
+		prefix, items = items.Elems, nil
 	}
 	var pexprs []string
 	for i, p := range prefix {
@@ -325,7 +327,7 @@ func (b *builder) array(s *value, path, name string) (string, error) {
 	switch {
 	case items == nil:
 		rest = b.any()
-	case items.kind == kindBool && !items.b:
+	case items.Kind == jsonx.Bool && !items.Bool:
 	default:
 		if rest, err = b.schema(items, path+"/items", name+"-item"); err != nil {
 			return "", err
@@ -372,7 +374,7 @@ func (b *builder) array(s *value, path, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.get("uniqueItems") != nil {
+	if s.Get("uniqueItems") != nil {
 		b.warnf(path, "uniqueItems is not enforced")
 	}
 	return b.rule(name, seq(`"["`, ws, inner, ws, `"]"`)), nil
@@ -397,13 +399,13 @@ func (b *builder) format(f string) string {
 	return b.fixed(f, formats[f])
 }
 
-func (b *builder) stringSchema(s *value, path, name string) (string, error) {
-	if s.get("pattern") != nil {
+func (b *builder) stringSchema(s *jsonx.Value, path, name string) (string, error) {
+	if s.Get("pattern") != nil {
 		b.warnf(path, "pattern is not enforced")
 	}
-	if f, ok := s.get("format").str(); ok {
+	if f, ok := s.Get("format").AsString(); ok {
 		if _, known := formats[f]; known && f != "leap-year" {
-			if s.get("minLength") != nil || s.get("maxLength") != nil {
+			if s.Get("minLength") != nil || s.Get("maxLength") != nil {
 				b.warnf(path, "minLength/maxLength next to format %q are not enforced", f)
 			}
 			return b.rule(name, b.quoted(func(byte) string { return b.format(f) })), nil
@@ -433,20 +435,20 @@ func (b *builder) stringSchema(s *value, path, name string) (string, error) {
 
 // bound reads minimum/maximum and their exclusive forms (numeric as in
 // draft 6+, or boolean as in draft 4).
-func bound(s *value, key, exclKey, path string) (v float64, excl, ok bool, err error) {
-	if m := s.get(key); m != nil {
-		if m.kind != kindNumber {
+func bound(s *jsonx.Value, key, exclKey, path string) (v float64, excl, ok bool, err error) {
+	if m := s.Get(key); m != nil {
+		if m.Kind != jsonx.Number {
 			return 0, false, false, fmt.Errorf("%w: %s/%s: want a number", ErrSchema, path, key)
 		}
-		v, _ = strconv.ParseFloat(m.s, 64)
+		v, _ = strconv.ParseFloat(m.Text, 64)
 		ok = true
 	}
-	if e := s.get(exclKey); e != nil {
-		switch e.kind {
-		case kindBool:
-			excl = e.b && ok
-		case kindNumber:
-			ev, _ := strconv.ParseFloat(e.s, 64)
+	if e := s.Get(exclKey); e != nil {
+		switch e.Kind {
+		case jsonx.Bool:
+			excl = e.Bool && ok
+		case jsonx.Number:
+			ev, _ := strconv.ParseFloat(e.Text, 64)
 			if !ok || (key == "minimum" && ev >= v) || (key == "maximum" && ev <= v) {
 				v, excl, ok = ev, true, true
 			}
@@ -460,8 +462,8 @@ func bound(s *value, key, exclKey, path string) (v float64, excl, ok bool, err e
 // maxDigitsValue is the largest integer the integer grammar can write.
 var maxDigitsValue = int64(math.Pow10(maxIntDigits)) - 1
 
-func (b *builder) integer(s *value, path, name string) (string, error) {
-	if s.get("multipleOf") != nil {
+func (b *builder) integer(s *jsonx.Value, path, name string) (string, error) {
+	if s.Get("multipleOf") != nil {
 		b.warnf(path, "multipleOf is not enforced")
 	}
 	minV, minX, hasMin, err := bound(s, "minimum", "exclusiveMinimum", path)
@@ -496,8 +498,8 @@ func (b *builder) integer(s *value, path, name string) (string, error) {
 	return b.rule(name, intRange(lo, hi)), nil
 }
 
-func (b *builder) number(s *value, path, name string) (string, error) {
-	if s.get("multipleOf") != nil {
+func (b *builder) number(s *jsonx.Value, path, name string) (string, error) {
+	if s.Get("multipleOf") != nil {
 		b.warnf(path, "multipleOf is not enforced")
 	}
 	minV, minX, hasMin, err := bound(s, "minimum", "exclusiveMinimum", path)

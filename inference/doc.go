@@ -1,6 +1,23 @@
-package inference
-
-// Go ↔ C mapping
+// Package inference runs GGUF language models in-process through llama.cpp.
+//
+// The package is a cgo binding of our own over the pinned engine in
+// third_party/llamacpp. It hides every C type: callers see [Model],
+// [Context], token slices and plain Go structs. Load a model, open a
+// context, then stream tokens with [Context.Generate]:
+//
+//	m, err := inference.Load("model.gguf", inference.ModelOptions{})
+//	...
+//	c, err := m.NewContext(inference.ContextOptions{ContextSize: 4096})
+//	...
+//	prompt, err := m.Tokenize("Hello", true, false)
+//	res, err := c.Generate(ctx, inference.Request{Prompt: prompt, MaxTokens: 64},
+//		func(p inference.Piece) error { fmt.Print(p.Text); return nil })
+//
+// The request and result types (inference.go) are plain Go and build without
+// cgo, so packages above the engine (the agent, the benchmark) can depend on
+// them and be tested with a scripted engine.
+//
+// # Go ↔ C mapping
 //
 // The binding keeps every C type inside this package:
 //
@@ -40,3 +57,4 @@ package inference
 // one token; when the grammar rejects it, the grammar is applied to the
 // whole vocabulary and the chain samples again (GrammarSampleFirst).
 // GrammarFullVocab applies the grammar to every candidate each step.
+package inference

@@ -1,21 +1,3 @@
-// Package inference runs GGUF language models in-process through llama.cpp.
-//
-// The package is a cgo binding of our own over the pinned engine in
-// third_party/llamacpp. It hides every C type: callers see [Model],
-// [Context], token slices and plain Go structs. Load a model, open a
-// context, then stream tokens with [Context.Generate]:
-//
-//	m, err := inference.Load("model.gguf", inference.ModelOptions{})
-//	...
-//	c, err := m.NewContext(inference.ContextOptions{ContextSize: 4096})
-//	...
-//	prompt, err := m.Tokenize("Hello", true, false)
-//	res, err := c.Generate(ctx, inference.Request{Prompt: prompt, MaxTokens: 64},
-//		func(p inference.Piece) error { fmt.Print(p.Text); return nil })
-//
-// The request and result types in this file are plain Go and build without
-// cgo, so packages above the engine (the agent, the benchmark) can depend on
-// them and be tested with a scripted engine.
 package inference
 
 import (

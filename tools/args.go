@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // NormalizeArgs returns a call's arguments as a compact JSON object. Models
@@ -34,7 +36,7 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+			return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 		}
 		raw = bytes.TrimSpace([]byte(s))
 		if len(raw) == 0 {
@@ -45,11 +47,11 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	if raw[0] != '{' {
-		return nil, Errorf(ErrParse, "arguments must be a JSON object, got %s", jsonKind(raw))
+		return nil, Errorf(TypeParse, "arguments must be a JSON object, got %s", jsonKind(raw))
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+		return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -63,7 +65,7 @@ func checkText(raw []byte) error {
 	for i := 0; i < len(raw); {
 		r, n := utf8.DecodeRune(raw[i:])
 		if r == utf8.RuneError && n == 1 {
-			return Errorf(ErrValidationFailed, "arguments are not valid UTF-8: byte 0x%02x at offset %d (after %q); send text as UTF-8", raw[i], i, tail(raw[:i], 20))
+			return Errorf(TypeValidationFailed, "arguments are not valid UTF-8: byte 0x%02x at offset %d (after %q); send text as UTF-8", raw[i], i, tail(raw[:i], 20))
 		}
 		i += n
 	}
@@ -93,7 +95,7 @@ func checkText(raw []byte) error {
 					continue
 				}
 			}
-			return Errorf(ErrValidationFailed, "arguments hold an unpaired UTF-16 surrogate escape %s at offset %d; send text as UTF-8", raw[i-5:i+1], i-5)
+			return Errorf(TypeValidationFailed, "arguments hold an unpaired UTF-16 surrogate escape %s at offset %d; send text as UTF-8", raw[i-5:i+1], i-5)
 		}
 	}
 	return nil
@@ -149,14 +151,14 @@ func jsonKind(raw []byte) string {
 func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return nil, Errorf(ErrParse, "arguments are not valid JSON: %v", err)
+		return nil, Errorf(TypeParse, "arguments are not valid JSON: %v", err)
 	}
 	if err := t.schema.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{Type: ErrValidationFailed, Err: fmt.Errorf("invalid arguments for %s: %s", t.Name, t.describe(ve))}
+			return nil, &Error{Type: TypeValidationFailed, Err: fmt.Errorf("invalid arguments for %s: %s", t.Name, t.describe(ve))}
 		}
-		return nil, Errorf(ErrValidationFailed, "invalid arguments for %s: %v", t.Name, err)
+		return nil, Errorf(TypeValidationFailed, "invalid arguments for %s: %v", t.Name, err)
 	}
 	obj, _ := v.(map[string]any)
 	changed := false
@@ -172,7 +174,7 @@ func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if integralNumbers(obj) || changed {
 		b, err := json.Marshal(obj)
 		if err != nil {
-			return nil, Errorf(ErrInternal, "re-encode arguments: %v", err)
+			return nil, Errorf(TypeInternal, "re-encode arguments: %v", err)
 		}
 		return b, nil
 	}
@@ -323,49 +325,33 @@ func quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// orderedProps decodes a "properties" object keeping the key order and
-// each property's default.
-type orderedProps struct {
-	names    []string
-	defaults map[string]json.RawMessage
-}
-
-func (o *orderedProps) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
+// properties reads an object schema's top-level property names in
+// declared order and each property's default.
+func properties(schema json.RawMessage) (names []string, defaults map[string]json.RawMessage, err error) {
+	v, err := jsonx.Parse(schema)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if tok != json.Delim('{') {
-		return errors.New(`"properties" is not an object`)
+	if typ, _ := v.Get("type").AsString(); typ != "object" {
+		return nil, nil, errors.New(`want a schema with "type":"object"`)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("property %q: %w", name, err)
-		}
-		var p struct {
-			Default json.RawMessage `json:"default"`
-		}
-		if len(raw) > 0 && raw[0] == '{' {
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return fmt.Errorf("property %q: %w", name, err)
+	props := v.Get("properties")
+	if props == nil {
+		return nil, nil, nil
+	}
+	if props.Kind != jsonx.Object {
+		return nil, nil, errors.New(`"properties" is not an object`)
+	}
+	for _, m := range props.Members {
+		names = append(names, m.Key)
+		if d := m.Value.Get("default"); d != nil {
+			if defaults == nil {
+				defaults = map[string]json.RawMessage{}
 			}
-		}
-		o.names = append(o.names, name)
-		if p.Default != nil {
-			if o.defaults == nil {
-				o.defaults = map[string]json.RawMessage{}
-			}
-			o.defaults[name] = p.Default
+			defaults[m.Key] = d.JSON()
 		}
 	}
-	return nil
+	return names, defaults, nil
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -45,11 +45,11 @@ func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err erro
 		prev = fi
 		switch {
 		case fi.IsDir():
-			return Errorf(ErrValidationFailed, "%s is a directory", filepath.ToSlash(rel))
+			return Errorf(TypeValidationFailed, "%s is a directory", filepath.ToSlash(rel))
 		case fi.Mode().IsRegular():
 			perm = fi.Mode().Perm()
 		case fi.Mode()&fs.ModeSymlink == 0:
-			return Errorf(ErrValidationFailed, "%s is %s, not a regular file; write_file replaces only regular files", filepath.ToSlash(rel), fileKind(fi.Mode()))
+			return Errorf(TypeValidationFailed, "%s is %s, not a regular file; write_file replaces only regular files", filepath.ToSlash(rel), fileKind(fi.Mode()))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err

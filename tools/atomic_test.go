@@ -106,7 +106,7 @@ func TestWriteFileAtomicRefusesDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.writeFile(filepath.Base(dir), []byte("x"), 0o644); TypeOf(err) != ErrValidationFailed {
+	if err := sb.writeFile(filepath.Base(dir), []byte("x"), 0o644); TypeOf(err) != TypeValidationFailed {
 		t.Errorf("writing over a directory: %v, want validation_failed", err)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -39,12 +39,12 @@ func (s *shell) binary() (string, error) {
 	if p, err := exec.LookPath("sh"); err == nil {
 		return p, nil
 	}
-	return "", Errorf(ErrIO, "no shell found: neither bash nor sh is on PATH")
+	return "", Errorf(TypeIO, "no shell found: neither bash nor sh is on PATH")
 }
 
 func (s *shell) run(ctx context.Context, a bashArgs) (string, error) {
 	if strings.TrimSpace(a.Command) == "" {
-		return "", Errorf(ErrValidationFailed, "command is empty")
+		return "", Errorf(TypeValidationFailed, "command is empty")
 	}
 	bin, err := s.binary()
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *shell) run(ctx context.Context, a bashArgs) (string, error) {
 	}
 	// exec would blame the shell ("fork/exec /bin/bash: no such file").
 	if _, err := os.Stat(s.sb.Root()); errors.Is(err, fs.ErrNotExist) {
-		return "", Errorf(ErrNotFound, "the working directory no longer exists")
+		return "", Errorf(TypeNotFound, "the working directory no longer exists")
 	} else if err != nil {
 		return "", Errorf(TypeOf(err), "cannot enter the working directory: %w", s.sb.pathError(".", err))
 	}
@@ -78,13 +78,13 @@ func (s *shell) run(ctx context.Context, a bashArgs) (string, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(context.Cause(ctx), errTimeout):
-		return out, Errorf(ErrIO, "command timed out after %s and was killed", timeout)
+		return out, Errorf(TypeIO, "command timed out after %s and was killed", timeout)
 	case ctx.Err() != nil:
-		return out, Errorf(ErrInternal, "command cancelled: %v", context.Cause(ctx))
+		return out, Errorf(TypeInternal, "command cancelled: %v", context.Cause(ctx))
 	case err == nil, errors.As(err, &exitErr), errors.Is(err, exec.ErrWaitDelay):
 		return out, nil // a non-zero exit is a result, not a tool failure
 	default:
-		return "", Errorf(ErrIO, "cannot run command: %v", err)
+		return "", Errorf(TypeIO, "cannot run command: %v", err)
 	}
 }
 

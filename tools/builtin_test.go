@@ -114,19 +114,19 @@ func TestBuiltinSet(t *testing.T) {
 func TestLs(t *testing.T) {
 	r, _ := fixture(t)
 	runCases(t, r, []toolCase{
-		{"root", "ls", `{}`, ErrNone, []string{"TYPE", "FILE", "main.go", "DIR", "sub/", "LINK", "link.go", "files", "dirs", "total size"}, []string{".hidden", ".gitignore"}},
-		{"hidden", "ls", `{"show_hidden":true}`, ErrNone, []string{".hidden/", ".gitignore", ".git/"}, nil},
-		{"subdirectory", "ls", `{"path":"sub"}`, ErrNone, []string{"lib.go", "deep/", "1 dir"}, nil},
-		{"sizes", "ls", `{"path":"sub/deep"}`, ErrNone, []string{"26 B", "1 file, 0 dirs, total size 26 B"}, nil},
-		{"max entries", "ls", `{"max_entries":2}`, ErrNone, []string{"showing 2 of"}, nil},
-		{"empty dir", "ls", `{"path":"big"}`, ErrNone, []string{"(empty directory)", "0 files"}, nil},
-		{"parent", "ls", `{"path":"../"}`, ErrPermissionDenied, []string{"outside the working directory"}, nil},
-		{"absolute", "ls", `{"path":"/etc"}`, ErrPermissionDenied, []string{"absolute"}, nil},
-		{"missing", "ls", `{"path":"nope"}`, ErrNotFound, nil, nil},
-		{"file", "ls", `{"path":"main.go"}`, ErrNone, []string{"File: main.go", "FILE", "main.go", "not a directory"}, []string{"lib.go"}},
-		{"bad sort", "ls", `{"sort_by":"date"}`, ErrValidationFailed, []string{"sort_by"}, nil},
-		{"too many", "ls", `{"max_entries":1001}`, ErrValidationFailed, []string{"at most 1000"}, nil},
-		{"bad json", "ls", `{"path":`, ErrParse, nil, nil},
+		{"root", "ls", `{}`, TypeNone, []string{"TYPE", "FILE", "main.go", "DIR", "sub/", "LINK", "link.go", "files", "dirs", "total size"}, []string{".hidden", ".gitignore"}},
+		{"hidden", "ls", `{"show_hidden":true}`, TypeNone, []string{".hidden/", ".gitignore", ".git/"}, nil},
+		{"subdirectory", "ls", `{"path":"sub"}`, TypeNone, []string{"lib.go", "deep/", "1 dir"}, nil},
+		{"sizes", "ls", `{"path":"sub/deep"}`, TypeNone, []string{"26 B", "1 file, 0 dirs, total size 26 B"}, nil},
+		{"max entries", "ls", `{"max_entries":2}`, TypeNone, []string{"showing 2 of"}, nil},
+		{"empty dir", "ls", `{"path":"big"}`, TypeNone, []string{"(empty directory)", "0 files"}, nil},
+		{"parent", "ls", `{"path":"../"}`, TypePermissionDenied, []string{"outside the working directory"}, nil},
+		{"absolute", "ls", `{"path":"/etc"}`, TypePermissionDenied, []string{"absolute"}, nil},
+		{"missing", "ls", `{"path":"nope"}`, TypeNotFound, nil, nil},
+		{"file", "ls", `{"path":"main.go"}`, TypeNone, []string{"File: main.go", "FILE", "main.go", "not a directory"}, []string{"lib.go"}},
+		{"bad sort", "ls", `{"sort_by":"date"}`, TypeValidationFailed, []string{"sort_by"}, nil},
+		{"too many", "ls", `{"max_entries":1001}`, TypeValidationFailed, []string{"at most 1000"}, nil},
+		{"bad json", "ls", `{"path":`, TypeParse, nil, nil},
 	})
 	// Sorting: by size, largest first with reverse.
 	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size","reverse":true}`))
@@ -164,25 +164,25 @@ func TestReadFile(t *testing.T) {
 	runCases(t, r, []toolCase{
 		// A long read stops on a line, under the registry's cap, and says
 		// where to continue and how many lines there are.
-		{"long", "read_file", `{"path":"long.txt"}`, ErrNone, []string{"1: This is line 1 of", "of long.txt, with some filler text to make it long.\n[stopped at line ", " of 3000 to keep the result short; continue with offset="}, []string{"output truncated"}},
-		{"long from offset", "read_file", `{"path":"long.txt","offset":2990}`, ErrNone, []string{"2990: This", "3000: This is line 3000 of long.txt"}, []string{"stopped"}},
-		{"long window", "read_file", `{"path":"long.txt","offset":10,"limit":2000}`, ErrNone, []string{"10: This", "[stopped at line ", " of 3000 to keep"}, nil},
-		{"whole", "read_file", `{"path":"notes.txt"}`, ErrNone, []string{"1: one\n2: two\n3: three\n4: four\n5: five\n"}, []string{"more lines"}},
-		{"window", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, ErrNone, []string{"2: two\n3: three\n", "continue with offset=4"}, []string{"1: one", "4: four"}},
-		{"offset to end", "read_file", `{"path":"notes.txt","offset":5}`, ErrNone, []string{"5: five"}, []string{"more lines"}},
-		{"crlf", "read_file", `{"path":"crlf.txt"}`, ErrNone, []string{"1: a\n2: b\n"}, []string{"\r"}},
-		{"no final newline", "read_file", `{"path":"noeol.txt"}`, ErrNone, []string{"1: x\n2: y\n"}, nil},
-		{"empty", "read_file", `{"path":"empty.txt"}`, ErrNone, []string{"(empty file)"}, nil},
-		{"through link", "read_file", `{"path":"link.go"}`, ErrNone, []string{"3: func main() {"}, nil},
-		{"past the end", "read_file", `{"path":"notes.txt","offset":9}`, ErrValidationFailed, []string{"past the end", "5 lines"}, nil},
-		{"binary", "read_file", `{"path":"bin.dat"}`, ErrValidationFailed, []string{"binary"}, nil},
-		{"directory", "read_file", `{"path":"sub"}`, ErrValidationFailed, []string{"directory"}, nil},
-		{"too big", "read_file", `{"path":"hugetext.txt"}`, ErrValidationFailed, []string{"offset and limit"}, nil},
-		{"too big with window", "read_file", `{"path":"hugetext.txt","offset":3,"limit":1}`, ErrNone, []string{"3: line of text"}, nil},
-		{"missing", "read_file", `{"path":"nope.txt"}`, ErrNotFound, nil, nil},
-		{"escape", "read_file", `{"path":"../x"}`, ErrPermissionDenied, nil, nil},
-		{"no path", "read_file", `{}`, ErrValidationFailed, []string{`missing required argument "path"`}, nil},
-		{"zero offset", "read_file", `{"path":"notes.txt","offset":0}`, ErrValidationFailed, []string{`"offset" must be at least 1`}, nil},
+		{"long", "read_file", `{"path":"long.txt"}`, TypeNone, []string{"1: This is line 1 of", "of long.txt, with some filler text to make it long.\n[stopped at line ", " of 3000 to keep the result short; continue with offset="}, []string{"output truncated"}},
+		{"long from offset", "read_file", `{"path":"long.txt","offset":2990}`, TypeNone, []string{"2990: This", "3000: This is line 3000 of long.txt"}, []string{"stopped"}},
+		{"long window", "read_file", `{"path":"long.txt","offset":10,"limit":2000}`, TypeNone, []string{"10: This", "[stopped at line ", " of 3000 to keep"}, nil},
+		{"whole", "read_file", `{"path":"notes.txt"}`, TypeNone, []string{"1: one\n2: two\n3: three\n4: four\n5: five\n"}, []string{"more lines"}},
+		{"window", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, TypeNone, []string{"2: two\n3: three\n", "continue with offset=4"}, []string{"1: one", "4: four"}},
+		{"offset to end", "read_file", `{"path":"notes.txt","offset":5}`, TypeNone, []string{"5: five"}, []string{"more lines"}},
+		{"crlf", "read_file", `{"path":"crlf.txt"}`, TypeNone, []string{"1: a\n2: b\n"}, []string{"\r"}},
+		{"no final newline", "read_file", `{"path":"noeol.txt"}`, TypeNone, []string{"1: x\n2: y\n"}, nil},
+		{"empty", "read_file", `{"path":"empty.txt"}`, TypeNone, []string{"(empty file)"}, nil},
+		{"through link", "read_file", `{"path":"link.go"}`, TypeNone, []string{"3: func main() {"}, nil},
+		{"past the end", "read_file", `{"path":"notes.txt","offset":9}`, TypeValidationFailed, []string{"past the end", "5 lines"}, nil},
+		{"binary", "read_file", `{"path":"bin.dat"}`, TypeValidationFailed, []string{"binary"}, nil},
+		{"directory", "read_file", `{"path":"sub"}`, TypeValidationFailed, []string{"directory"}, nil},
+		{"too big", "read_file", `{"path":"hugetext.txt"}`, TypeValidationFailed, []string{"offset and limit"}, nil},
+		{"too big with window", "read_file", `{"path":"hugetext.txt","offset":3,"limit":1}`, TypeNone, []string{"3: line of text"}, nil},
+		{"missing", "read_file", `{"path":"nope.txt"}`, TypeNotFound, nil, nil},
+		{"escape", "read_file", `{"path":"../x"}`, TypePermissionDenied, nil, nil},
+		{"no path", "read_file", `{}`, TypeValidationFailed, []string{`missing required argument "path"`}, nil},
+		{"zero offset", "read_file", `{"path":"notes.txt","offset":0}`, TypeValidationFailed, []string{`"offset" must be at least 1`}, nil},
 	})
 }
 
@@ -190,14 +190,14 @@ func TestWriteFile(t *testing.T) {
 	r, root := fixture(t)
 	os.Chmod(filepath.Join(root, "notes.txt"), 0o600)
 	runCases(t, r, []toolCase{
-		{"create", "write_file", `{"path":"new/dir/f.txt","content":"héllo\n"}`, ErrNone, []string{"Created new/dir/f.txt (7 bytes)"}, nil},
-		{"overwrite", "write_file", `{"path":"notes.txt","content":"replaced"}`, ErrNone, []string{"Overwrote notes.txt (8 bytes)"}, nil},
-		{"through link", "write_file", `{"path":"link.go","content":"package main\n"}`, ErrNone, []string{"main.go"}, nil},
-		{"directory", "write_file", `{"path":"sub","content":"x"}`, ErrValidationFailed, []string{"directory"}, nil},
-		{"root", "write_file", `{"path":".","content":"x"}`, ErrValidationFailed, nil, nil},
-		{"escape", "write_file", `{"path":"../evil.txt","content":"x"}`, ErrPermissionDenied, nil, nil},
-		{"absolute", "write_file", `{"path":"/tmp/evil.txt","content":"x"}`, ErrPermissionDenied, nil, nil},
-		{"no content", "write_file", `{"path":"a.txt"}`, ErrValidationFailed, []string{`"content"`}, nil},
+		{"create", "write_file", `{"path":"new/dir/f.txt","content":"héllo\n"}`, TypeNone, []string{"Created new/dir/f.txt (7 bytes)"}, nil},
+		{"overwrite", "write_file", `{"path":"notes.txt","content":"replaced"}`, TypeNone, []string{"Overwrote notes.txt (8 bytes)"}, nil},
+		{"through link", "write_file", `{"path":"link.go","content":"package main\n"}`, TypeNone, []string{"main.go"}, nil},
+		{"directory", "write_file", `{"path":"sub","content":"x"}`, TypeValidationFailed, []string{"directory"}, nil},
+		{"root", "write_file", `{"path":".","content":"x"}`, TypeValidationFailed, nil, nil},
+		{"escape", "write_file", `{"path":"../evil.txt","content":"x"}`, TypePermissionDenied, nil, nil},
+		{"absolute", "write_file", `{"path":"/tmp/evil.txt","content":"x"}`, TypePermissionDenied, nil, nil},
+		{"no content", "write_file", `{"path":"a.txt"}`, TypeValidationFailed, []string{`"content"`}, nil},
 	})
 	check := func(name, want string) {
 		t.Helper()
@@ -225,29 +225,29 @@ func TestReplaceLines(t *testing.T) {
 		toolCase
 		file, want string
 	}{
-		{toolCase{"middle", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"TWO\nTHREE\nTHREE+"}`, ErrNone, []string{"Replaced lines 2-3 (2 lines)", "with 3 lines", "+    2: TWO", "     1: one"}, nil},
+		{toolCase{"middle", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"TWO\nTHREE\nTHREE+"}`, TypeNone, []string{"Replaced lines 2-3 (2 lines)", "with 3 lines", "+    2: TWO", "     1: one"}, nil},
 			"notes.txt", "one\nTWO\nTHREE\nTHREE+\nfour\nfive\n"},
-		{toolCase{"trailing newline in content", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"ONE\n"}`, ErrNone, nil, nil},
+		{toolCase{"trailing newline in content", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"ONE\n"}`, TypeNone, nil, nil},
 			"notes.txt", "ONE\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"delete", "replace_lines", `{"path":"notes.txt","line_start":4,"line_end":5,"new_content":""}`, ErrNone, []string{"with 0 lines"}, nil},
+		{toolCase{"delete", "replace_lines", `{"path":"notes.txt","line_start":4,"line_end":5,"new_content":""}`, TypeNone, []string{"with 0 lines"}, nil},
 			"notes.txt", "one\ntwo\nthree\n"},
-		{toolCase{"crlf kept", "replace_lines", `{"path":"crlf.txt","line_start":2,"line_end":2,"new_content":"B\nC"}`, ErrNone, nil, nil},
+		{toolCase{"crlf kept", "replace_lines", `{"path":"crlf.txt","line_start":2,"line_end":2,"new_content":"B\nC"}`, TypeNone, nil, nil},
 			"crlf.txt", "a\r\nB\r\nC\r\n"},
-		{toolCase{"no final newline kept", "replace_lines", `{"path":"noeol.txt","line_start":2,"line_end":2,"new_content":"Y"}`, ErrNone, nil, nil},
+		{toolCase{"no final newline kept", "replace_lines", `{"path":"noeol.txt","line_start":2,"line_end":2,"new_content":"Y"}`, TypeNone, nil, nil},
 			"noeol.txt", "x\nY"},
-		{toolCase{"start out of range", "replace_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"x"}`, ErrValidationFailed, []string{"line_start 6 is out of range", "5 lines"}, nil},
+		{toolCase{"start out of range", "replace_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"x"}`, TypeValidationFailed, []string{"line_start 6 is out of range", "5 lines"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"end out of range", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":9,"new_content":"x"}`, ErrValidationFailed, []string{"line_end 9 is out of range"}, nil},
+		{toolCase{"end out of range", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":9,"new_content":"x"}`, TypeValidationFailed, []string{"line_end 9 is out of range"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"end before start", "replace_lines", `{"path":"notes.txt","line_start":3,"line_end":2,"new_content":"x"}`, ErrValidationFailed, []string{"before line_start"}, nil},
+		{toolCase{"end before start", "replace_lines", `{"path":"notes.txt","line_start":3,"line_end":2,"new_content":"x"}`, TypeValidationFailed, []string{"before line_start"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"zero", "replace_lines", `{"path":"notes.txt","line_start":0,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"at least 1"}, nil},
+		{toolCase{"zero", "replace_lines", `{"path":"notes.txt","line_start":0,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"at least 1"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"binary", "replace_lines", `{"path":"bin.dat","line_start":1,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"binary"}, nil},
+		{toolCase{"binary", "replace_lines", `{"path":"bin.dat","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"binary"}, nil},
 			"bin.dat", "func main\x00\x01\x02"},
-		{toolCase{"missing", "replace_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, ErrNotFound, nil, nil},
+		{toolCase{"missing", "replace_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, TypeNotFound, nil, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"escape", "replace_lines", `{"path":"../x","line_start":1,"line_end":1,"new_content":"x"}`, ErrPermissionDenied, nil, nil},
+		{toolCase{"escape", "replace_lines", `{"path":"../x","line_start":1,"line_end":1,"new_content":"x"}`, TypePermissionDenied, nil, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
 	}
 	for _, c := range cases {
@@ -265,24 +265,24 @@ func TestInsertLines(t *testing.T) {
 		toolCase
 		file, want string
 	}{
-		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5a\n2.5b"}`, ErrNone,
+		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5a\n2.5b"}`, TypeNone,
 			[]string{"Inserted 2 lines before line 3", "     1: one\n     2: two\n+    3: 2.5a\n+    4: 2.5b\n     5: three\n     6: four\n"}, nil},
 			"notes.txt", "one\ntwo\n2.5a\n2.5b\nthree\nfour\nfive\n"},
-		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"zero"}`, ErrNone, nil, nil},
+		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"zero"}`, TypeNone, nil, nil},
 			"notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`, ErrNone, []string{"at the end"}, nil},
+		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`, TypeNone, []string{"at the end"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n"},
-		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"line_end":3,"new_content":"z"}`, ErrNone, nil, nil},
+		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"line_end":3,"new_content":"z"}`, TypeNone, nil, nil},
 			"noeol.txt", "x\ny\nz"},
-		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"line_end":1,"new_content":"first"}`, ErrNone, nil, nil},
+		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"line_end":1,"new_content":"first"}`, TypeNone, nil, nil},
 			"empty.txt", "first\n"},
-		{toolCase{"end differs", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"x"}`, ErrValidationFailed, []string{"must equal line_start"}, nil},
+		{toolCase{"end differs", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"x"}`, TypeValidationFailed, []string{"must equal line_start"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`, ErrValidationFailed, []string{"1 to 6"}, nil},
+		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`, TypeValidationFailed, []string{"1 to 6"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":""}`, ErrValidationFailed, []string{"empty"}, nil},
+		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":""}`, TypeValidationFailed, []string{"empty"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, ErrNotFound, nil, nil},
+		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, TypeNotFound, nil, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
 	}
 	for _, c := range cases {
@@ -298,21 +298,21 @@ func TestInsertLines(t *testing.T) {
 func TestGrepSearch(t *testing.T) {
 	r, _ := fixture(t)
 	runCases(t, r, []toolCase{
-		{"default respects gitignore and hidden", "grep_search", `{"pattern":"func*main"}`, ErrNone,
+		{"default respects gitignore and hidden", "grep_search", `{"pattern":"func*main"}`, TypeNone,
 			[]string{"main.go:3: func main() {", "sub/lib.go:3: // FUNC Main lives here", "sub/deep/x.go:1:"},
 			[]string{"build/gen.go", "sub/ignored.go", ".hidden", ".env", ".git/", "bin.dat", "[+", "link.go"}},
-		{"case insensitive", "grep_search", `{"pattern":"FUNC MAIN","file_filter":"main.go"}`, ErrNone, []string{"1 match", "main.go:3:"}, nil},
-		{"filter with **", "grep_search", `{"pattern":"func*main","file_filter":"sub/**/*.go"}`, ErrNone, []string{"sub/lib.go", "sub/deep/x.go"}, []string{"main.go:"}},
-		{"filter without slash matches names anywhere", "grep_search", `{"pattern":"package","file_filter":"x.go"}`, ErrNone, []string{"sub/deep/x.go"}, nil},
-		{"hidden", "grep_search", `{"pattern":"func*main","include_hidden":true}`, ErrNone, []string{".hidden/h.go", ".env", "[+hidden]"}, []string{".git/HEAD"}},
-		{"gitignored", "grep_search", `{"pattern":"func*main","ignore_gitignore":true}`, ErrNone, []string{"build/gen.go", "sub/ignored.go", "[+gitignored]"}, []string{".git/HEAD"}},
-		{"max results", "grep_search", `{"pattern":"func*main","max_results":1}`, ErrNone, []string{"1 match", "stopped at max_results=1"}, nil},
-		{"no match", "grep_search", `{"pattern":"zebra"}`, ErrNone, []string{"No matches"}, nil},
-		{"literal regexp characters", "grep_search", `{"pattern":"println(\"hi\")"}`, ErrNone, []string{"main.go:4:"}, nil},
-		{"only wildcards", "grep_search", `{"pattern":"**"}`, ErrValidationFailed, []string{"matches everything"}, nil},
-		{"bad glob", "grep_search", `{"pattern":"x","file_filter":"[a"}`, ErrValidationFailed, []string{"not a valid glob"}, nil},
-		{"filter escapes", "grep_search", `{"pattern":"x","file_filter":"../**"}`, ErrPermissionDenied, nil, nil},
-		{"max too large", "grep_search", `{"pattern":"x","max_results":5000}`, ErrValidationFailed, []string{"at most 1000"}, nil},
+		{"case insensitive", "grep_search", `{"pattern":"FUNC MAIN","file_filter":"main.go"}`, TypeNone, []string{"1 match", "main.go:3:"}, nil},
+		{"filter with **", "grep_search", `{"pattern":"func*main","file_filter":"sub/**/*.go"}`, TypeNone, []string{"sub/lib.go", "sub/deep/x.go"}, []string{"main.go:"}},
+		{"filter without slash matches names anywhere", "grep_search", `{"pattern":"package","file_filter":"x.go"}`, TypeNone, []string{"sub/deep/x.go"}, nil},
+		{"hidden", "grep_search", `{"pattern":"func*main","include_hidden":true}`, TypeNone, []string{".hidden/h.go", ".env", "[+hidden]"}, []string{".git/HEAD"}},
+		{"gitignored", "grep_search", `{"pattern":"func*main","ignore_gitignore":true}`, TypeNone, []string{"build/gen.go", "sub/ignored.go", "[+gitignored]"}, []string{".git/HEAD"}},
+		{"max results", "grep_search", `{"pattern":"func*main","max_results":1}`, TypeNone, []string{"1 match", "stopped at max_results=1"}, nil},
+		{"no match", "grep_search", `{"pattern":"zebra"}`, TypeNone, []string{"No matches"}, nil},
+		{"literal regexp characters", "grep_search", `{"pattern":"println(\"hi\")"}`, TypeNone, []string{"main.go:4:"}, nil},
+		{"only wildcards", "grep_search", `{"pattern":"**"}`, TypeValidationFailed, []string{"matches everything"}, nil},
+		{"bad glob", "grep_search", `{"pattern":"x","file_filter":"[a"}`, TypeValidationFailed, []string{"not a valid glob"}, nil},
+		{"filter escapes", "grep_search", `{"pattern":"x","file_filter":"../**"}`, TypePermissionDenied, nil, nil},
+		{"max too large", "grep_search", `{"pattern":"x","max_results":5000}`, TypeValidationFailed, []string{"at most 1000"}, nil},
 	})
 }
 
@@ -320,47 +320,47 @@ func TestTimeAndDirectory(t *testing.T) {
 	r, root := fixture(t)
 	real, _ := filepath.EvalSymlinks(root)
 	runCases(t, r, []toolCase{
-		{"time", "get_current_time", `{}`, ErrNone, []string{"2025-03-04T05:06:07+01:00"}, nil},
-		{"time takes no arguments", "get_current_time", `{"zone":"UTC"}`, ErrValidationFailed, []string{"takes no arguments"}, nil},
-		{"cwd", "get_working_directory", ``, ErrNone, []string{real}, nil},
+		{"time", "get_current_time", `{}`, TypeNone, []string{"2025-03-04T05:06:07+01:00"}, nil},
+		{"time takes no arguments", "get_current_time", `{"zone":"UTC"}`, TypeValidationFailed, []string{"takes no arguments"}, nil},
+		{"cwd", "get_working_directory", ``, TypeNone, []string{real}, nil},
 	})
 }
 
 func TestTasks(t *testing.T) {
 	r, _ := fixture(t)
 	runCases(t, r, []toolCase{
-		{"list empty", "list_tasks", `{}`, ErrNone, []string{"No tasks"}, nil},
-		{"update on empty", "update_task", `{"id":"task_1","status":"completed"}`, ErrNotFound, []string{"empty"}, nil},
-		{"add 1", "add_task", `{"description":"write tests"}`, ErrNone, []string{"task_1", "pending"}, nil},
-		{"add 2", "add_task", `{"description":"ship"}`, ErrNone, []string{"task_2"}, nil},
-		{"add empty", "add_task", `{"description":"  "}`, ErrValidationFailed, nil, nil},
-		{"start", "update_task", `{"id":"task_1","status":"in_progress"}`, ErrNone, []string{"pending → in_progress"}, nil},
-		{"list", "list_tasks", `{}`, ErrNone, []string{"task_1 [in_progress] write tests", "task_2 [pending] ship", "2 tasks: 1 pending, 1 in progress, 0 completed"}, nil},
-		{"filter", "list_tasks", `{"status":"pending"}`, ErrNone, []string{"task_2"}, []string{"task_1"}},
-		{"filter none", "list_tasks", `{"status":"completed"}`, ErrNone, []string{"No completed tasks"}, nil},
-		{"unknown id", "update_task", `{"id":"task_9","status":"completed"}`, ErrNotFound, []string{"task_1 to task_2"}, nil},
-		{"bad status", "update_task", `{"id":"task_1","status":"done"}`, ErrValidationFailed, []string{"pending", "in_progress", "completed"}, nil},
+		{"list empty", "list_tasks", `{}`, TypeNone, []string{"No tasks"}, nil},
+		{"update on empty", "update_task", `{"id":"task_1","status":"completed"}`, TypeNotFound, []string{"empty"}, nil},
+		{"add 1", "add_task", `{"description":"write tests"}`, TypeNone, []string{"task_1", "pending"}, nil},
+		{"add 2", "add_task", `{"description":"ship"}`, TypeNone, []string{"task_2"}, nil},
+		{"add empty", "add_task", `{"description":"  "}`, TypeValidationFailed, nil, nil},
+		{"start", "update_task", `{"id":"task_1","status":"in_progress"}`, TypeNone, []string{"pending → in_progress"}, nil},
+		{"list", "list_tasks", `{}`, TypeNone, []string{"task_1 [in_progress] write tests", "task_2 [pending] ship", "2 tasks: 1 pending, 1 in progress, 0 completed"}, nil},
+		{"filter", "list_tasks", `{"status":"pending"}`, TypeNone, []string{"task_2"}, []string{"task_1"}},
+		{"filter none", "list_tasks", `{"status":"completed"}`, TypeNone, []string{"No completed tasks"}, nil},
+		{"unknown id", "update_task", `{"id":"task_9","status":"completed"}`, TypeNotFound, []string{"task_1 to task_2"}, nil},
+		{"bad status", "update_task", `{"id":"task_1","status":"done"}`, TypeValidationFailed, []string{"pending", "in_progress", "completed"}, nil},
 	})
 	// A second registry has its own list.
 	r2, _ := fixture(t)
-	runCases(t, r2, []toolCase{{"fresh list", "list_tasks", `{}`, ErrNone, []string{"No tasks"}, nil}})
+	runCases(t, r2, []toolCase{{"fresh list", "list_tasks", `{}`, TypeNone, []string{"No tasks"}, nil}})
 }
 
 func TestBash(t *testing.T) {
 	r, root := fixture(t)
 	runCases(t, r, []toolCase{
-		{"ok", "bash", `{"command":"echo out; echo err >&2"}`, ErrNone, []string{"exit code: 0", "stdout:\nout\n", "stderr:\nerr\n"}, nil},
-		{"exit code", "bash", `{"command":"exit 7"}`, ErrNone, []string{"exit code: 7", "stdout: (empty)"}, nil},
-		{"runs in root", "bash", `{"command":"cat notes.txt | wc -l"}`, ErrNone, []string{"5"}, nil},
-		{"capped", "bash", `{"command":"head -c 100000 /dev/zero | tr '\\0' a"}`, ErrNone, []string{"more bytes not shown"}, nil},
-		{"empty", "bash", `{"command":" "}`, ErrValidationFailed, nil, nil},
-		{"timeout too long", "bash", `{"command":"true","timeout_seconds":601}`, ErrValidationFailed, []string{"at most 600"}, nil},
+		{"ok", "bash", `{"command":"echo out; echo err >&2"}`, TypeNone, []string{"exit code: 0", "stdout:\nout\n", "stderr:\nerr\n"}, nil},
+		{"exit code", "bash", `{"command":"exit 7"}`, TypeNone, []string{"exit code: 7", "stdout: (empty)"}, nil},
+		{"runs in root", "bash", `{"command":"cat notes.txt | wc -l"}`, TypeNone, []string{"5"}, nil},
+		{"capped", "bash", `{"command":"head -c 100000 /dev/zero | tr '\\0' a"}`, TypeNone, []string{"more bytes not shown"}, nil},
+		{"empty", "bash", `{"command":" "}`, TypeValidationFailed, nil, nil},
+		{"timeout too long", "bash", `{"command":"true","timeout_seconds":601}`, TypeValidationFailed, []string{"at most 600"}, nil},
 	})
 	// A timeout kills the whole process group, children included.
 	pidFile := filepath.Join(root, "child.pid")
 	start := time.Now()
 	res := r.Execute(context.Background(), "bash", json.RawMessage(`{"command":"sleep 30 & echo $! > child.pid; echo started; wait","timeout_seconds":1}`))
-	if res.Success || res.ErrorType != ErrIO || !strings.Contains(res.Message(), "timed out") || !strings.Contains(res.Text(), "started") {
+	if res.Success || res.ErrorType != TypeIO || !strings.Contains(res.Message(), "timed out") || !strings.Contains(res.Text(), "started") {
 		t.Fatalf("timeout result: %s", res)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -401,16 +401,16 @@ func TestWriteFileFidelity(t *testing.T) {
 	r, root := fixture(t)
 	long250, long255 := strings.Repeat("n", 246)+".txt", strings.Repeat("m", 251)+".txt"
 	runCases(t, r, []toolCase{
-		{"invalid UTF-8 content", "write_file", "{\"path\":\"bad.txt\",\"content\":\"a\xff\xfeb\"}", ErrValidationFailed, []string{"not valid UTF-8", "0xff"}, nil},
-		{"invalid UTF-8 path", "write_file", "{\"path\":\"bad\xc3.txt\",\"content\":\"x\"}", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
-		{"invalid UTF-8 in string-wrapped arguments", "write_file", "\"{\\\"path\\\":\\\"bad.txt\\\",\\\"content\\\":\\\"\xff\\\"}\"", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
-		{"unpaired surrogate", "write_file", `{"path":"bad.txt","content":"a\udcffb"}`, ErrValidationFailed, []string{`unpaired UTF-16 surrogate escape \udcff`}, nil},
-		{"unpaired surrogate, string-wrapped", "write_file", `"{\"path\":\"bad.txt\",\"content\":\"\\ud800\"}"`, ErrValidationFailed, []string{"unpaired"}, nil},
-		{"invalid UTF-8 in an edit", "replace_lines", "{\"path\":\"notes.txt\",\"line_start\":1,\"line_end\":1,\"new_content\":\"\xfe\"}", ErrValidationFailed, []string{"not valid UTF-8"}, nil},
-		{"surrogate pair", "write_file", `{"path":"pair.txt","content":"\ud83d\ude00 \ufffd"}`, ErrNone, nil, nil},
-		{"250-byte name", "write_file", `{"path":"` + long250 + `","content":"x"}`, ErrNone, []string{"Created " + long250}, nil},
-		{"255-byte name", "write_file", `{"path":"` + long255 + `","content":"y"}`, ErrNone, nil, nil},
-		{"255-byte name edited", "replace_lines", `{"path":"` + long255 + `","line_start":1,"line_end":1,"new_content":"z"}`, ErrNone, nil, nil},
+		{"invalid UTF-8 content", "write_file", "{\"path\":\"bad.txt\",\"content\":\"a\xff\xfeb\"}", TypeValidationFailed, []string{"not valid UTF-8", "0xff"}, nil},
+		{"invalid UTF-8 path", "write_file", "{\"path\":\"bad\xc3.txt\",\"content\":\"x\"}", TypeValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"invalid UTF-8 in string-wrapped arguments", "write_file", "\"{\\\"path\\\":\\\"bad.txt\\\",\\\"content\\\":\\\"\xff\\\"}\"", TypeValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"unpaired surrogate", "write_file", `{"path":"bad.txt","content":"a\udcffb"}`, TypeValidationFailed, []string{`unpaired UTF-16 surrogate escape \udcff`}, nil},
+		{"unpaired surrogate, string-wrapped", "write_file", `"{\"path\":\"bad.txt\",\"content\":\"\\ud800\"}"`, TypeValidationFailed, []string{"unpaired"}, nil},
+		{"invalid UTF-8 in an edit", "replace_lines", "{\"path\":\"notes.txt\",\"line_start\":1,\"line_end\":1,\"new_content\":\"\xfe\"}", TypeValidationFailed, []string{"not valid UTF-8"}, nil},
+		{"surrogate pair", "write_file", `{"path":"pair.txt","content":"\ud83d\ude00 \ufffd"}`, TypeNone, nil, nil},
+		{"250-byte name", "write_file", `{"path":"` + long250 + `","content":"x"}`, TypeNone, []string{"Created " + long250}, nil},
+		{"255-byte name", "write_file", `{"path":"` + long255 + `","content":"y"}`, TypeNone, nil, nil},
+		{"255-byte name edited", "replace_lines", `{"path":"` + long255 + `","line_start":1,"line_end":1,"new_content":"z"}`, TypeNone, nil, nil},
 	})
 	if _, err := os.Lstat(filepath.Join(root, "bad.txt")); err == nil {
 		t.Error("a refused write created bad.txt")

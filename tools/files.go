@@ -35,9 +35,9 @@ func checkRegular(name string, fi fs.FileInfo, isDir string) error {
 	case fi.Mode().IsRegular():
 		return nil
 	case fi.IsDir():
-		return Errorf(ErrValidationFailed, "%s is a directory%s", name, isDir)
+		return Errorf(TypeValidationFailed, "%s is a directory%s", name, isDir)
 	}
-	return Errorf(ErrValidationFailed, "%s is %s, not a regular file; only regular files can be read or edited", name, fileKind(fi.Mode()))
+	return Errorf(TypeValidationFailed, "%s is %s, not a regular file; only regular files can be read or edited", name, fileKind(fi.Mode()))
 }
 
 // ---- ls
@@ -78,7 +78,7 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		b.WriteString("(a file, not a directory: read_file reads it)\n")
 		return b.String(), nil
 	case !fi.IsDir():
-		return "", Errorf(ErrValidationFailed, "%s is %s, not a directory", a.Path, fileKind(fi.Mode()))
+		return "", Errorf(TypeValidationFailed, "%s is %s, not a directory", a.Path, fileKind(fi.Mode()))
 	}
 	des, err := d.ReadDir(-1)
 	if err != nil {
@@ -108,7 +108,7 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		"modified": func(a, b lsEntry) bool { return a.mod.Before(b.mod) || a.mod.Equal(b.mod) && a.name < b.name },
 	}[a.SortBy]
 	if less == nil {
-		return "", Errorf(ErrValidationFailed, "sort_by %q is not one of name, size, modified", a.SortBy)
+		return "", Errorf(TypeValidationFailed, "sort_by %q is not one of name, size, modified", a.SortBy)
 	}
 	sort.SliceStable(entries, func(i, j int) bool {
 		if a.Reverse {
@@ -225,13 +225,13 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	}
 	windowed := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > maxWholeFile && !windowed {
-		return "", Errorf(ErrValidationFailed, "%s is %s, more than the %s read_file returns at once; give offset and limit to read a part",
+		return "", Errorf(TypeValidationFailed, "%s is %s, more than the %s read_file returns at once; give offset and limit to read a part",
 			a.Path, humanSize(fi.Size()), humanSize(maxWholeFile))
 	}
 	br := bufio.NewReaderSize(fh, 64<<10)
 	head, _ := br.Peek(sniffLen)
 	if isBinary(head) {
-		return "", Errorf(ErrValidationFailed, "%s is a binary file (%s); read_file reads only text", a.Path, humanSize(fi.Size()))
+		return "", Errorf(TypeValidationFailed, "%s is a binary file (%s); read_file reads only text", a.Path, humanSize(fi.Size()))
 	}
 	if fi.Size() == 0 {
 		return "(empty file)\n", nil
@@ -285,7 +285,7 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		last = n
 	}
 	if last == 0 {
-		return "", Errorf(ErrValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
+		return "", Errorf(TypeValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
 	}
 	return b.String(), nil
 }
@@ -352,20 +352,20 @@ type writeArgs struct {
 
 func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) {
 	if !utf8.ValidString(a.Content) {
-		return "", Errorf(ErrValidationFailed, "content is not valid UTF-8")
+		return "", Errorf(TypeValidationFailed, "content is not valid UTF-8")
 	}
 	rel, err := f.sb.resolve(a.Path)
 	if err != nil {
 		return "", err
 	}
 	if rel == "." {
-		return "", Errorf(ErrValidationFailed, "path %q names the working directory, not a file", a.Path)
+		return "", Errorf(TypeValidationFailed, "path %q names the working directory, not a file", a.Path)
 	}
 	_, statErr := f.sb.dir.Lstat(rel)
 	created := errors.Is(statErr, fs.ErrNotExist)
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
-			return "", Errorf(ErrValidationFailed, "cannot create %s: a parent on its path is a file, not a directory", a.Path)
+			return "", Errorf(TypeValidationFailed, "cannot create %s: a parent on its path is a file, not a directory", a.Path)
 		}
 		return "", f.sb.pathError(filepath.Dir(rel), err)
 	}
@@ -418,7 +418,7 @@ func (f *fileTools) loadText(name string) (*textFile, error) {
 		return nil, err
 	}
 	tooLarge := func(size string) error {
-		return Errorf(ErrValidationFailed, "%s is %s, too large to edit by lines (limit %s); use write_file", name, size, humanSize(maxWholeFile))
+		return Errorf(TypeValidationFailed, "%s is %s, too large to edit by lines (limit %s); use write_file", name, size, humanSize(maxWholeFile))
 	}
 	if fi.Size() > maxWholeFile {
 		return nil, tooLarge(humanSize(fi.Size()))
@@ -431,7 +431,7 @@ func (f *fileTools) loadText(name string) (*textFile, error) {
 		return nil, tooLarge("more than " + humanSize(maxWholeFile))
 	}
 	if isBinary(data[:min(len(data), sniffLen)]) {
-		return nil, Errorf(ErrValidationFailed, "%s is a binary file; only text files can be edited by lines", name)
+		return nil, Errorf(TypeValidationFailed, "%s is a binary file; only text files can be edited by lines", name)
 	}
 	lines, eol := splitLines(data)
 	return &textFile{sb: f.sb, name: name, rel: rel, lines: lines, eol: eol}, nil
@@ -544,11 +544,11 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	n := len(t.lines)
 	switch {
 	case a.LineEnd < a.LineStart:
-		return "", Errorf(ErrValidationFailed, "line_end (%d) is before line_start (%d)", a.LineEnd, a.LineStart)
+		return "", Errorf(TypeValidationFailed, "line_end (%d) is before line_start (%d)", a.LineEnd, a.LineStart)
 	case a.LineStart > n:
-		return "", Errorf(ErrValidationFailed, "line_start %d is out of range: %s has %d lines", a.LineStart, a.Path, n)
+		return "", Errorf(TypeValidationFailed, "line_start %d is out of range: %s has %d lines", a.LineStart, a.Path, n)
 	case a.LineEnd > n:
-		return "", Errorf(ErrValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
+		return "", Errorf(TypeValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
 	}
 	repl := t.newLines(a.NewContent)
 	if err := t.splice(a.LineStart-1, a.LineEnd, repl); err != nil {
@@ -565,7 +565,7 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 
 func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, error) {
 	if a.LineEnd != a.LineStart {
-		return "", Errorf(ErrValidationFailed, "line_end (%d) must equal line_start (%d) for insert_lines", a.LineEnd, a.LineStart)
+		return "", Errorf(TypeValidationFailed, "line_end (%d) must equal line_start (%d) for insert_lines", a.LineEnd, a.LineStart)
 	}
 	t, err := f.loadText(a.Path)
 	if err != nil {
@@ -573,11 +573,11 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	}
 	n := len(t.lines)
 	if a.LineStart > n+1 {
-		return "", Errorf(ErrValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
+		return "", Errorf(TypeValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
 	}
 	repl := t.newLines(a.NewContent)
 	if len(repl) == 0 {
-		return "", Errorf(ErrValidationFailed, "new_content is empty: nothing to insert")
+		return "", Errorf(TypeValidationFailed, "new_content is empty: nothing to insert")
 	}
 	if err := t.splice(a.LineStart-1, a.LineStart-1, repl); err != nil {
 		return "", err

@@ -45,7 +45,7 @@ const maxIgnoreFile = 1 << 20
 // in which * matches any run of characters.
 func grepPattern(p string) (*regexp.Regexp, error) {
 	if strings.Trim(p, "*") == "" {
-		return nil, Errorf(ErrValidationFailed, "pattern %q matches everything; give some text to search for", p)
+		return nil, Errorf(TypeValidationFailed, "pattern %q matches everything; give some text to search for", p)
 	}
 	parts := strings.Split(p, "*")
 	for i, s := range parts {
@@ -65,7 +65,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	}
 	filter = strings.TrimPrefix(filepath.ToSlash(filter), "./")
 	if !doublestar.ValidatePattern(filter) {
-		return "", Errorf(ErrValidationFailed, "file_filter %q is not a valid glob", a.FileFilter)
+		return "", Errorf(TypeValidationFailed, "file_filter %q is not a valid glob", a.FileFilter)
 	}
 	if strings.HasPrefix(filter, "/") || filter == ".." || strings.HasPrefix(filter, "../") {
 		return "", fmt.Errorf("%w: file_filter %q reaches outside the working directory", ErrOutsideRoot, a.FileFilter)

@@ -68,7 +68,7 @@ func TestNoAbsoluteRootInErrors(t *testing.T) {
 		if strings.Contains(res.String(), parent) {
 			t.Errorf("%s: the error names the host path: %s", c.tool, res.Compact())
 		}
-		if res.ErrorType == ErrNone || res.ErrorType == "" {
+		if res.ErrorType == TypeNone || res.ErrorType == "" {
 			t.Errorf("%s: failed without a type: %s", c.tool, res)
 		}
 	}
@@ -93,15 +93,15 @@ func TestPathError(t *testing.T) {
 		want string
 		typ  ErrorType
 	}{
-		{"missing", &fs.PathError{Op: "openat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", ErrNotFound},
-		{"stat missing", &fs.PathError{Op: "stat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", ErrNotFound},
-		{"not a directory", &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR}, "dir/f.txt does not exist: a parent on its path is a file, not a directory", ErrNotFound},
-		{"permission", &fs.PathError{Op: "openat", Path: abs, Err: syscall.EACCES}, "cannot open dir/f.txt: permission denied", ErrPermissionDenied},
-		{"rename", &os.LinkError{Op: "renameat", Old: abs + ".tmp", New: abs, Err: syscall.EXDEV}, "cannot rename dir/f.txt: invalid cross-device link", ErrIO},
-		{"no space", &os.SyscallError{Syscall: "fsync", Err: syscall.ENOSPC}, "cannot fsync dir/f.txt: no space left on device", ErrIO},
-		{"other", errors.New("read " + abs + ": input/output error"), "read dir/f.txt: input/output error", ErrInternal},
-		{"the root", errors.New("chdir " + sb.Root() + ": no such file or directory"), "chdir .: no such file or directory", ErrInternal},
-		{"typed", Errorf(ErrValidationFailed, "dir/f.txt is a directory"), "dir/f.txt is a directory", ErrValidationFailed},
+		{"missing", &fs.PathError{Op: "openat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", TypeNotFound},
+		{"stat missing", &fs.PathError{Op: "stat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", TypeNotFound},
+		{"not a directory", &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR}, "dir/f.txt does not exist: a parent on its path is a file, not a directory", TypeNotFound},
+		{"permission", &fs.PathError{Op: "openat", Path: abs, Err: syscall.EACCES}, "cannot open dir/f.txt: permission denied", TypePermissionDenied},
+		{"rename", &os.LinkError{Op: "renameat", Old: abs + ".tmp", New: abs, Err: syscall.EXDEV}, "cannot rename dir/f.txt: invalid cross-device link", TypeIO},
+		{"no space", &os.SyscallError{Syscall: "fsync", Err: syscall.ENOSPC}, "cannot fsync dir/f.txt: no space left on device", TypeIO},
+		{"other", errors.New("read " + abs + ": input/output error"), "read dir/f.txt: input/output error", TypeInternal},
+		{"the root", errors.New("chdir " + sb.Root() + ": no such file or directory"), "chdir .: no such file or directory", TypeInternal},
+		{"typed", Errorf(TypeValidationFailed, "dir/f.txt is a directory"), "dir/f.txt is a directory", TypeValidationFailed},
 	} {
 		got := sb.pathError("dir/f.txt", tc.err)
 		if got.Error() != tc.want {

@@ -178,7 +178,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 func (r *Registry) execute(ctx context.Context, name string, args json.RawMessage) Result {
 	t, ok := r.Lookup(name)
 	if !ok {
-		return Fail(ErrNotFound, r.unknown(name))
+		return Fail(TypeNotFound, r.unknown(name))
 	}
 	norm, err := NormalizeArgs(args)
 	if err != nil {
@@ -189,7 +189,7 @@ func (r *Registry) execute(ctx context.Context, name string, args json.RawMessag
 		return Fail(TypeOf(err), err.Error())
 	}
 	if err := ctx.Err(); err != nil {
-		return Fail(ErrInternal, fmt.Sprintf("%s was not run: %v", name, err))
+		return Fail(TypeInternal, fmt.Sprintf("%s was not run: %v", name, err))
 	}
 	out, err := run(ctx, t, prepared)
 	if err != nil {
@@ -206,7 +206,7 @@ func (r *Registry) execute(ctx context.Context, name string, args json.RawMessag
 func run(ctx context.Context, t *Tool, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = "", &Error{Type: ErrInternal, Err: fmt.Errorf("tool %s panicked: %v\n%s", t.Name, p, firstLines(debug.Stack(), 12))}
+			out, err = "", &Error{Type: TypeInternal, Err: fmt.Errorf("tool %s panicked: %v\n%s", t.Name, p, firstLines(debug.Stack(), 12))}
 		}
 	}()
 	return t.Run(ctx, args)

@@ -26,13 +26,11 @@ type orderArgs struct {
 // the order they appear in the JSON text.
 func propertyOrder(t *testing.T, schema json.RawMessage) []string {
 	t.Helper()
-	var s struct {
-		Properties orderedProps `json:"properties"`
-	}
-	if err := json.Unmarshal(schema, &s); err != nil {
+	names, _, err := properties(schema)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Properties.names
+	return names
 }
 
 func TestSchemaForKeepsOrderAndTags(t *testing.T) {
@@ -245,7 +243,7 @@ func testRegistry(t *testing.T, opts ...Option) *Registry {
 	}))
 	must(Register(r, "boom", "panics", Safe, func(context.Context, struct{}) (string, error) { panic("kaboom") }))
 	must(Register(r, "missing", "fails", Safe, func(context.Context, struct{}) (string, error) {
-		return "", Errorf(ErrNotFound, "no such thing")
+		return "", Errorf(TypeNotFound, "no such thing")
 	}))
 	must(r.Add(&Tool{
 		Name: "manual", Description: "hand-written schema", Risk: Medium,
@@ -264,33 +262,33 @@ func TestExecute(t *testing.T) {
 		data             string // exact data on success
 		msg              []string
 	}{
-		{"object", "echo", `{"text":"ab","count":2}`, ErrNone, "abab", nil},
-		{"JSON string holding an object", "echo", `"{\"text\":\"ab\",\"count\":3}"`, ErrNone, "ababab", nil},
-		{"default applied", "echo", `{"text":"x"}`, ErrNone, "x", nil},
-		{"integral float for an int", "echo", `{"text":"x","count":2.0}`, ErrNone, "xx", nil},
-		{"manual default", "manual", ``, ErrNone, `{"n":7}`, nil},
-		{"manual given", "manual", `{"n":2}`, ErrNone, `{"n":2}`, nil},
-		{"unknown tool", "nope", `{}`, ErrNotFound, "", []string{`"nope"`, "echo"}},
-		{"array", "echo", `[1]`, ErrParse, "", []string{"object", "array"}},
-		{"broken JSON", "echo", `{"text":`, ErrParse, "", []string{"not valid JSON"}},
-		{"string holding broken JSON", "echo", `"{\"text\""`, ErrParse, "", nil},
-		{"missing required", "echo", `{}`, ErrValidationFailed, "", []string{`missing required argument "text"`}},
-		{"wrong type", "echo", `{"text":5}`, ErrValidationFailed, "", []string{`argument "text" must be string, not number`}},
-		{"above maximum", "echo", `{"text":"a","count":9}`, ErrValidationFailed, "", []string{`argument "count" must be at most 5, not 9`}},
-		{"not integer", "echo", `{"text":"a","count":1.5}`, ErrValidationFailed, "", []string{`argument "count" must be integer`}},
-		{"enum", "echo", `{"text":"a","kind":"quiet"}`, ErrValidationFailed, "", []string{`argument "kind" must be one of "plain", "loud", not "quiet"`}},
-		{"unknown argument", "echo", `{"text":"a","colour":1}`, ErrValidationFailed, "", []string{`unknown argument "colour"`, `"text", "count", "kind"`}},
-		{"panic", "boom", `{}`, ErrInternal, "", []string{"panicked", "kaboom"}},
-		{"typed error", "missing", `{}`, ErrNotFound, "", []string{"no such thing"}},
-		{"truncated", "echo", `{"text":"0123456789012345678901234567890123456789","count":2}`, ErrNone, "", nil},
+		{"object", "echo", `{"text":"ab","count":2}`, TypeNone, "abab", nil},
+		{"JSON string holding an object", "echo", `"{\"text\":\"ab\",\"count\":3}"`, TypeNone, "ababab", nil},
+		{"default applied", "echo", `{"text":"x"}`, TypeNone, "x", nil},
+		{"integral float for an int", "echo", `{"text":"x","count":2.0}`, TypeNone, "xx", nil},
+		{"manual default", "manual", ``, TypeNone, `{"n":7}`, nil},
+		{"manual given", "manual", `{"n":2}`, TypeNone, `{"n":2}`, nil},
+		{"unknown tool", "nope", `{}`, TypeNotFound, "", []string{`"nope"`, "echo"}},
+		{"array", "echo", `[1]`, TypeParse, "", []string{"object", "array"}},
+		{"broken JSON", "echo", `{"text":`, TypeParse, "", []string{"not valid JSON"}},
+		{"string holding broken JSON", "echo", `"{\"text\""`, TypeParse, "", nil},
+		{"missing required", "echo", `{}`, TypeValidationFailed, "", []string{`missing required argument "text"`}},
+		{"wrong type", "echo", `{"text":5}`, TypeValidationFailed, "", []string{`argument "text" must be string, not number`}},
+		{"above maximum", "echo", `{"text":"a","count":9}`, TypeValidationFailed, "", []string{`argument "count" must be at most 5, not 9`}},
+		{"not integer", "echo", `{"text":"a","count":1.5}`, TypeValidationFailed, "", []string{`argument "count" must be integer`}},
+		{"enum", "echo", `{"text":"a","kind":"quiet"}`, TypeValidationFailed, "", []string{`argument "kind" must be one of "plain", "loud", not "quiet"`}},
+		{"unknown argument", "echo", `{"text":"a","colour":1}`, TypeValidationFailed, "", []string{`unknown argument "colour"`, `"text", "count", "kind"`}},
+		{"panic", "boom", `{}`, TypeInternal, "", []string{"panicked", "kaboom"}},
+		{"typed error", "missing", `{}`, TypeNotFound, "", []string{"no such thing"}},
+		{"truncated", "echo", `{"text":"0123456789012345678901234567890123456789","count":2}`, TypeNone, "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := r.Execute(ctx, c.tool, json.RawMessage(c.args))
-			if res.ErrorType != c.typ || res.Success != (c.typ == ErrNone) {
+			if res.ErrorType != c.typ || res.Success != (c.typ == TypeNone) {
 				t.Fatalf("got %s", res)
 			}
-			if c.typ == ErrNone {
+			if c.typ == TypeNone {
 				if res.ErrorMessage != nil || res.Data == nil {
 					t.Fatalf("success with message or without data: %s", res)
 				}
@@ -333,7 +331,7 @@ func TestExecuteCancelled(t *testing.T) {
 func TestResultWireFormat(t *testing.T) {
 	ok := OK("hi")
 	ok.Metadata = Metadata{ExecutionTimeMS: 3, DataSizeBytes: 2, Timestamp: 1700000000000}
-	fail := Fail(ErrPermissionDenied, "no")
+	fail := Fail(TypePermissionDenied, "no")
 	fail.Metadata = Metadata{ExecutionTimeMS: 0, DataSizeBytes: 0, Timestamp: 1700000000001}
 	cases := []struct {
 		r    Result
@@ -362,11 +360,11 @@ func TestTypeOf(t *testing.T) {
 		err  error
 		want ErrorType
 	}{
-		{nil, ErrNone},
-		{Errorf(ErrParse, "x"), ErrParse},
-		{fmt.Errorf("wrapped: %w", Errorf(ErrNotFound, "x")), ErrNotFound},
-		{fmt.Errorf("%w: x", ErrOutsideRoot), ErrPermissionDenied},
-		{errors.New("plain"), ErrInternal},
+		{nil, TypeNone},
+		{Errorf(TypeParse, "x"), TypeParse},
+		{fmt.Errorf("wrapped: %w", Errorf(TypeNotFound, "x")), TypeNotFound},
+		{fmt.Errorf("%w: x", ErrOutsideRoot), TypePermissionDenied},
+		{errors.New("plain"), TypeInternal},
 	}
 	for _, c := range cases {
 		if got := TypeOf(c.err); got != c.want {
@@ -415,7 +413,7 @@ func TestCheckText(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("checkText(%q) = %v, want ok=%v", in, err, ok)
 		}
-		if err != nil && TypeOf(err) != ErrValidationFailed {
+		if err != nil && TypeOf(err) != TypeValidationFailed {
 			t.Errorf("checkText(%q): %s, want validation_failed", in, TypeOf(err))
 		}
 	}

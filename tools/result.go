@@ -13,13 +13,13 @@ import (
 type ErrorType string
 
 const (
-	ErrNone             ErrorType = "none"              // the call succeeded
-	ErrNotFound         ErrorType = "not_found"         // unknown tool, missing file or task
-	ErrValidationFailed ErrorType = "validation_failed" // arguments break the schema or the tool's rules
-	ErrPermissionDenied ErrorType = "permission_denied" // refused by the sandbox or the user
-	ErrIO               ErrorType = "io_error"          // the file system or a command failed
-	ErrParse            ErrorType = "parse_error"       // arguments are not a JSON object
-	ErrInternal         ErrorType = "internal_error"    // the tool panicked or misbehaved
+	TypeNone             ErrorType = "none"              // the call succeeded
+	TypeNotFound         ErrorType = "not_found"         // unknown tool, missing file or task
+	TypeValidationFailed ErrorType = "validation_failed" // arguments break the schema or the tool's rules
+	TypePermissionDenied ErrorType = "permission_denied" // refused by the sandbox or the user
+	TypeIO               ErrorType = "io_error"          // the file system or a command failed
+	TypeParse            ErrorType = "parse_error"       // arguments are not a JSON object
+	TypeInternal         ErrorType = "internal_error"    // the tool panicked or misbehaved
 )
 
 // Result is the outcome of one tool call in the wire format the model sees:
@@ -52,7 +52,7 @@ type Metadata struct {
 
 // OK returns a successful Result carrying data.
 func OK(data string) Result {
-	return Result{Success: true, Data: &data, ErrorType: ErrNone,
+	return Result{Success: true, Data: &data, ErrorType: TypeNone,
 		Metadata: Metadata{DataSizeBytes: len(data), Timestamp: time.Now().UnixMilli()}}
 }
 
@@ -84,9 +84,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	type wire Result
 	w := wire(r)
 	if w.ErrorType == "" {
-		w.ErrorType = ErrNone
+		w.ErrorType = TypeNone
 		if !w.Success {
-			w.ErrorType = ErrInternal
+			w.ErrorType = TypeInternal
 		}
 	}
 	return json.Marshal(w)
@@ -113,8 +113,8 @@ func (r Result) Compact() string {
 		return "done (no output)"
 	}
 	typ := r.ErrorType
-	if typ == "" || typ == ErrNone {
-		typ = ErrInternal
+	if typ == "" || typ == TypeNone {
+		typ = TypeInternal
 	}
 	return string(typ) + ": " + r.Message()
 }
@@ -149,16 +149,16 @@ func TypeOf(err error) ErrorType {
 	var pe *fs.PathError
 	switch {
 	case err == nil:
-		return ErrNone
+		return TypeNone
 	case errors.As(err, &te):
 		return te.Type
 	case errors.Is(err, ErrOutsideRoot), errors.Is(err, fs.ErrPermission):
-		return ErrPermissionDenied
+		return TypePermissionDenied
 	case errors.Is(err, fs.ErrNotExist):
-		return ErrNotFound
+		return TypeNotFound
 	case errors.As(err, &pe):
-		return ErrIO
+		return TypeIO
 	default:
-		return ErrInternal
+		return TypeInternal
 	}
 }

@@ -91,10 +91,10 @@ func (s *Sandbox) resolve(name string) (string, error) {
 		name = "."
 	}
 	if strings.IndexByte(name, 0) >= 0 {
-		return "", Errorf(ErrValidationFailed, "path %q contains a NUL byte", name)
+		return "", Errorf(TypeValidationFailed, "path %q contains a NUL byte", name)
 	}
 	if !utf8.ValidString(name) {
-		return "", Errorf(ErrValidationFailed, "path %q is not valid UTF-8", name)
+		return "", Errorf(TypeValidationFailed, "path %q is not valid UTF-8", name)
 	}
 	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
 		return "", fmt.Errorf("%w: %q is absolute; give a path relative to the working directory", ErrOutsideRoot, name)
@@ -155,7 +155,7 @@ func (s *Sandbox) walk(rel string) (string, error) {
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", Errorf(ErrIO, "too many levels of symbolic links in %q", rel)
+			return "", Errorf(TypeIO, "too many levels of symbolic links in %q", rel)
 		}
 		target, err := s.dir.Readlink(name)
 		if err != nil {
@@ -248,7 +248,7 @@ func (s *Sandbox) pathError(name string, err error) error {
 	case errors.Is(cause, fs.ErrNotExist):
 		return &toolPathError{msg: name + " does not exist", err: wrapped}
 	case errors.Is(cause, syscall.ENOTDIR):
-		return &Error{Type: ErrNotFound, Err: &toolPathError{msg: name + " does not exist: a parent on its path is a file, not a directory", err: wrapped}}
+		return &Error{Type: TypeNotFound, Err: &toolPathError{msg: name + " does not exist: a parent on its path is a file, not a directory", err: wrapped}}
 	case errors.Is(cause, fs.ErrPermission):
 		return &toolPathError{msg: fmt.Sprintf("cannot %s %s: permission denied", op, name), err: wrapped}
 	}

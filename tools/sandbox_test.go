@@ -92,14 +92,14 @@ func TestResolve(t *testing.T) {
 	}
 	for _, in := range refused {
 		got, err := sb.Resolve(in)
-		if !errors.Is(err, ErrOutsideRoot) || TypeOf(err) != ErrPermissionDenied {
+		if !errors.Is(err, ErrOutsideRoot) || TypeOf(err) != TypePermissionDenied {
 			t.Errorf("Resolve(%q) = %q, %v; want a permission_denied refusal", in, got, err)
 		}
 	}
 	if _, err := sb.Resolve("loop/x"); err == nil || errors.Is(err, ErrOutsideRoot) {
 		t.Errorf("Resolve(loop/x) = %v, want a too-many-links error", err)
 	}
-	if _, err := sb.Resolve("a\x00b"); TypeOf(err) != ErrValidationFailed {
+	if _, err := sb.Resolve("a\x00b"); TypeOf(err) != TypeValidationFailed {
 		t.Errorf("Resolve with NUL = %v, want validation_failed", err)
 	}
 }
@@ -127,7 +127,7 @@ func FuzzResolve(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		got, err := sb.Resolve(name)
 		if err != nil {
-			if TypeOf(err) == ErrInternal {
+			if TypeOf(err) == TypeInternal {
 				t.Fatalf("Resolve(%q): unclassified error %v", name, err)
 			}
 			return
@@ -184,8 +184,8 @@ func TestAbsoluteLinkInsideRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCases(t, r, []toolCase{
-		{"read", "read_file", `{"path":"abs-sub/lib.go"}`, ErrNone, []string{"1: package sub"}, nil},
-		{"write", "write_file", `{"path":"abs-sub/new.txt","content":"n"}`, ErrNone, []string{"Created sub/new.txt"}, nil},
+		{"read", "read_file", `{"path":"abs-sub/lib.go"}`, TypeNone, []string{"1: package sub"}, nil},
+		{"write", "write_file", `{"path":"abs-sub/new.txt","content":"n"}`, TypeNone, []string{"Created sub/new.txt"}, nil},
 	})
 	if b, err := os.ReadFile(filepath.Join(root, "sub", "new.txt")); err != nil || string(b) != "n" {
 		t.Errorf("sub/new.txt = %q, %v", b, err)

@@ -80,17 +80,17 @@ func TestSpecialFiles(t *testing.T) {
 		return `{"path":"` + path + `","line_start":1,"line_end":1,"new_content":"x"}`
 	}
 	runGuarded(t, r, []toolCase{
-		{"read fifo", "read_file", `{"path":"fifo"}`, ErrValidationFailed, []string{"named pipe"}, nil},
-		{"read fifo window", "read_file", `{"path":"fifo","offset":1,"limit":1}`, ErrValidationFailed, []string{"named pipe"}, nil},
-		{"read link to fifo", "read_file", `{"path":"fifo-link"}`, ErrValidationFailed, []string{"named pipe"}, nil},
-		{"replace fifo", "replace_lines", edit("fifo"), ErrValidationFailed, []string{"named pipe"}, nil},
-		{"insert fifo", "insert_lines", edit("fifo"), ErrValidationFailed, []string{"named pipe"}, nil},
-		{"write over fifo", "write_file", `{"path":"fifo","content":"x"}`, ErrValidationFailed, []string{"named pipe"}, nil},
-		{"ls fifo", "ls", `{"path":"fifo"}`, ErrValidationFailed, []string{"named pipe", "not a directory"}, nil},
-		{"read /dev/zero link", "read_file", `{"path":"zero"}`, ErrPermissionDenied, nil, nil},
-		{"replace /dev/zero link", "replace_lines", edit("zero"), ErrPermissionDenied, nil, nil},
-		{"read relative /dev/zero link", "read_file", `{"path":"zero-rel"}`, ErrPermissionDenied, nil, nil},
-		{"grep with fifos", "grep_search", `{"pattern":"func*main","file_filter":"*.go","include_hidden":true}`, ErrNone, []string{"main.go:3:"}, []string{"fifo"}},
+		{"read fifo", "read_file", `{"path":"fifo"}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"read fifo window", "read_file", `{"path":"fifo","offset":1,"limit":1}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"read link to fifo", "read_file", `{"path":"fifo-link"}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"replace fifo", "replace_lines", edit("fifo"), TypeValidationFailed, []string{"named pipe"}, nil},
+		{"insert fifo", "insert_lines", edit("fifo"), TypeValidationFailed, []string{"named pipe"}, nil},
+		{"write over fifo", "write_file", `{"path":"fifo","content":"x"}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"ls fifo", "ls", `{"path":"fifo"}`, TypeValidationFailed, []string{"named pipe", "not a directory"}, nil},
+		{"read /dev/zero link", "read_file", `{"path":"zero"}`, TypePermissionDenied, nil, nil},
+		{"replace /dev/zero link", "replace_lines", edit("zero"), TypePermissionDenied, nil, nil},
+		{"read relative /dev/zero link", "read_file", `{"path":"zero-rel"}`, TypePermissionDenied, nil, nil},
+		{"grep with fifos", "grep_search", `{"pattern":"func*main","file_filter":"*.go","include_hidden":true}`, TypeNone, []string{"main.go:3:"}, []string{"fifo"}},
 	})
 	if fi, err := os.Lstat(filepath.Join(root, "fifo")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v, %v", fi, err)
@@ -126,7 +126,7 @@ func TestSpecialGitignore(t *testing.T) {
 				os.Remove(p)
 				c.make(t, p)
 				runGuarded(t, r, []toolCase{
-					{"grep", "grep_search", `{"pattern":"func*main"}`, ErrNone, []string{"main.go:3:", "[note: ignored " + at + ":", c.note}, nil},
+					{"grep", "grep_search", `{"pattern":"func*main"}`, TypeNone, []string{"main.go:3:", "[note: ignored " + at + ":", c.note}, nil},
 				})
 			})
 		}
@@ -152,9 +152,9 @@ func TestCharDevice(t *testing.T) {
 		}
 	}
 	runGuarded(t, r, []toolCase{
-		{"read", "read_file", `{"path":"dev"}`, ErrValidationFailed, []string{"character device"}, nil},
-		{"replace", "replace_lines", `{"path":"dev","line_start":1,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"character device"}, nil},
-		{"grep", "grep_search", `{"pattern":"func*main"}`, ErrNone, []string{"[note: ignored .gitignore: it is a character device"}, nil},
+		{"read", "read_file", `{"path":"dev"}`, TypeValidationFailed, []string{"character device"}, nil},
+		{"replace", "replace_lines", `{"path":"dev","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"character device"}, nil},
+		{"grep", "grep_search", `{"pattern":"func*main"}`, TypeNone, []string{"[note: ignored .gitignore: it is a character device"}, nil},
 	})
 }
 
@@ -175,9 +175,9 @@ func TestReadLimits(t *testing.T) {
 		f.Close()
 	}
 	runGuarded(t, r, []toolCase{
-		{"replace too large", "replace_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"too large"}, nil},
-		{"insert too large", "insert_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, ErrValidationFailed, []string{"too large"}, nil},
-		{"grep skips too large", "grep_search", `{"pattern":"package"}`, ErrNone, []string{"main.go:1:", "[note: skipped sub/grep-huge.go: too large"}, nil},
+		{"replace too large", "replace_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"too large"}, nil},
+		{"insert too large", "insert_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"too large"}, nil},
+		{"grep skips too large", "grep_search", `{"pattern":"package"}`, TypeNone, []string{"main.go:1:", "[note: skipped sub/grep-huge.go: too large"}, nil},
 	})
 	uncapped, err := Builtin(root, WithRegistryOptions(WithMaxOutput(0)))
 	if err != nil {

@@ -43,7 +43,7 @@ func validStatus(s string) bool {
 func (l *taskList) add(ctx context.Context, a addTaskArgs) (string, error) {
 	d := strings.TrimSpace(a.Description)
 	if d == "" {
-		return "", Errorf(ErrValidationFailed, "description is empty")
+		return "", Errorf(TypeValidationFailed, "description is empty")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -54,7 +54,7 @@ func (l *taskList) add(ctx context.Context, a addTaskArgs) (string, error) {
 
 func (l *taskList) list(ctx context.Context, a listTasksArgs) (string, error) {
 	if a.Status != "" && !validStatus(a.Status) {
-		return "", Errorf(ErrValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
+		return "", Errorf(TypeValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -79,7 +79,7 @@ func (l *taskList) list(ctx context.Context, a listTasksArgs) (string, error) {
 
 func (l *taskList) update(ctx context.Context, a updateTaskArgs) (string, error) {
 	if !validStatus(a.Status) {
-		return "", Errorf(ErrValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
+		return "", Errorf(TypeValidationFailed, "status %q is not one of pending, in_progress, completed", a.Status)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -91,7 +91,7 @@ func (l *taskList) update(ctx context.Context, a updateTaskArgs) (string, error)
 		}
 	}
 	if len(l.tasks) == 0 {
-		return "", Errorf(ErrNotFound, "no task %q: the task list is empty", a.ID)
+		return "", Errorf(TypeNotFound, "no task %q: the task list is empty", a.ID)
 	}
-	return "", Errorf(ErrNotFound, "no task %q; the ids are task_1 to task_%d", a.ID, len(l.tasks))
+	return "", Errorf(TypeNotFound, "no task %q; the ids are task_1 to task_%d", a.ID, len(l.tasks))
 }

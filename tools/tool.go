@@ -1,11 +1,3 @@
-// Package tools is what the agent acts through: a registry of tools with
-// JSON Schema arguments, the ToolResult wire format, the built-in tools
-// (files, search, tasks, shell) and the sandbox that confines their paths to
-// one root directory.
-//
-// A Registry validates and runs calls; it does not ask for permission. The
-// caller decides with a policy (see package agent/permission) before it
-// calls [Registry.Execute].
 package tools
 
 import (
@@ -55,7 +47,7 @@ func New[Args any](name, description string, risk Risk, fn func(ctx context.Cont
 		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 			var a Args
 			if err := json.Unmarshal(raw, &a); err != nil {
-				return "", Errorf(ErrValidationFailed, "arguments do not fit %s: %w", name, err)
+				return "", Errorf(TypeValidationFailed, "arguments do not fit %s: %w", name, err)
 			}
 			return fn(ctx, a)
 		},
@@ -101,15 +93,9 @@ func (t *Tool) compile() error {
 	if len(t.Parameters) == 0 {
 		t.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	var top struct {
-		Type       any          `json:"type"`
-		Properties orderedProps `json:"properties"`
-	}
-	if err := json.Unmarshal(t.Parameters, &top); err != nil {
+	order, defaults, err := properties(t.Parameters)
+	if err != nil {
 		return fmt.Errorf("%w %q: parameters: %v", ErrInvalidTool, t.Name, err)
-	}
-	if top.Type != "object" {
-		return fmt.Errorf(`%w %q: parameters: want a schema with "type":"object"`, ErrInvalidTool, t.Name)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytesReader(t.Parameters))
 	if err != nil {
@@ -125,8 +111,8 @@ func (t *Tool) compile() error {
 		return fmt.Errorf("%w %q: parameters: %v", ErrInvalidTool, t.Name, err)
 	}
 	t.schema = sch
-	t.order = top.Properties.names
-	t.defaults = top.Properties.defaults
+	t.order = order
+	t.defaults = defaults
 	return nil
 }
 

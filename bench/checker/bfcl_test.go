@@ -54,7 +54,7 @@ func TestGroundTruth(t *testing.T) {
 						args[p] = v
 					}
 				}
-				c, err := DecodeCall(ans.Name, Encode(args))
+				c, err := DecodeCall(ans.Name, encode(args))
 				if err != nil {
 					t.Fatal(id, err)
 				}

@@ -1,13 +1,3 @@
-// Package checker scores function calls against BFCL possible answers with
-// the rules of the Berkeley Function Calling Leaderboard's AST checker
-// (bfcl_eval/eval_checker/ast_eval/ast_checker.py, Apache-2.0), for the
-// Python categories: simple, multiple, parallel, parallel_multiple,
-// irrelevance and their live_ variants.
-//
-// Values are compared as Python compares them (see Decode): the BFCL
-// checker's int/float/bool distinctions, its "variable" rule, its string
-// standardization and its one-level nested type check are all kept,
-// quirks included, so a score here means what it means on the leaderboard.
 package checker
 
 import (
@@ -19,6 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // Function is a BFCL function description with its raw type names
@@ -69,12 +62,6 @@ var ok = Result{Valid: true}
 // cannot score (a type name outside its table).
 var ErrUnsupported = errors.New("checker: unsupported")
 
-// pythonTypes is BFCL's table of Python types for its type names.
-var pythonTypes = map[string]string{
-	"string": "str", "integer": "int", "float": "float", "boolean": "bool",
-	"array": "list", "tuple": "list", "dict": "dict", "any": "str",
-}
-
 // ParseFunctions reads a JSON array of BFCL function descriptions.
 // A property without a type is a string, as BFCL treats it.
 func ParseFunctions(data []byte) ([]Function, error) {
@@ -115,7 +102,7 @@ func ParseFunctions(data []byte) ([]Function, error) {
 // ParseAnswers reads a BFCL ground_truth array:
 // [{"func": {"param": [accepted, …], …}}, …].
 func ParseAnswers(data []byte) ([]Answer, error) {
-	v, err := Decode(data)
+	v, err := jsonx.LoadPython(data)
 	if err != nil {
 		return nil, fmt.Errorf("checker: answers: %w", err)
 	}
@@ -153,7 +140,7 @@ func DecodeCall(name string, args []byte) (Call, error) {
 	if len(args) == 0 {
 		return Call{Name: name, Args: map[string]any{}}, nil
 	}
-	v, err := Decode(args)
+	v, err := jsonx.LoadPython(args)
 	if err != nil {
 		return Call{}, fmt.Errorf("checker: %s arguments: %w", name, err)
 	}
@@ -269,11 +256,11 @@ func simple(f *Function, call Call, answer Answer) (Result, error) {
 		return Result{}, fmt.Errorf("%w: no description of function %q", ErrUnsupported, answer.Name)
 	}
 	if call.Name != f.Name {
-		return fail("simple_function_checker:wrong_func_name", "Function name %s not found in model output.", pyRepr(f.Name)), nil
+		return fail("simple_function_checker:wrong_func_name", "Function name %s not found in model output.", jsonx.Repr(f.Name)), nil
 	}
 	for _, p := range f.Required {
 		if _, has := call.Args[p]; !has {
-			return fail("simple_function_checker:missing_required", "Missing required parameter: %s.", pyRepr(p)), nil
+			return fail("simple_function_checker:missing_required", "Missing required parameter: %s.", jsonx.Repr(p)), nil
 		}
 	}
 	for _, param := range sortedKeys(call.Args) {
@@ -281,16 +268,16 @@ func simple(f *Function, call Call, answer Answer) (Result, error) {
 		detail, inSchema := f.Params[param]
 		accepted, inAnswer := answer.Params[param]
 		if !inSchema || !inAnswer {
-			return fail("simple_function_checker:unexpected_param", "Unexpected parameter: %s.", pyRepr(param)), nil
+			return fail("simple_function_checker:unexpected_param", "Unexpected parameter: %s.", jsonx.Repr(param)), nil
 		}
-		expected, known := pythonTypes[detail.Type]
+		expected, known := bfcl.PythonType(detail.Type)
 		if !known {
 			return Result{}, fmt.Errorf("%w: %s.%s has type %q", ErrUnsupported, f.Name, param, detail.Type)
 		}
 		nested := ""
 		if detail.Type == "array" || detail.Type == "tuple" {
 			if detail.Items != "" {
-				if nested, known = pythonTypes[detail.Items]; !known {
+				if nested, known = bfcl.PythonType(detail.Items); !known {
 					return Result{}, fmt.Errorf("%w: %s.%s has item type %q", ErrUnsupported, f.Name, param, detail.Items)
 				}
 			}
@@ -314,7 +301,7 @@ func simple(f *Function, call Call, answer Answer) (Result, error) {
 	}
 	for _, param := range sortedKeys(answer.Params) {
 		if _, has := call.Args[param]; !has && !slices.ContainsFunc(answer.Params[param], isEmptyString) {
-			return fail("simple_function_checker:missing_optional", "Optional parameter %s not provided and not marked as optional.", pyRepr(param)), nil
+			return fail("simple_function_checker:missing_optional", "Optional parameter %s not provided and not marked as optional.", jsonx.Repr(param)), nil
 		}
 	}
 	return ok, nil
@@ -337,7 +324,7 @@ func valueCheck(param string, value any, accepted []any, expected, nested string
 		}
 	}
 	if !pyIn(value, accepted) {
-		return fail("value_error:others", "Invalid value for parameter %s: %s. Expected one of %s.", pyRepr(param), pyRepr(value), pyRepr(accepted))
+		return fail("value_error:others", "Invalid value for parameter %s: %s. Expected one of %s.", jsonx.Repr(param), jsonx.Repr(value), jsonx.Repr(accepted))
 	}
 	return ok
 }
@@ -394,7 +381,7 @@ func typeCheck(param string, value any, accepted []any, desc, expected, nested s
 		}
 		return typeResult{Result: ok, variable: true}
 	}
-	r := fail("type_error:simple", "Incorrect type for parameter %s. Expected type %s, got %s. Parameter value: %s.", pyRepr(param), desc, pyType(value), pyRepr(value))
+	r := fail("type_error:simple", "Incorrect type for parameter %s. Expected type %s, got %s. Parameter value: %s.", jsonx.Repr(param), desc, pyType(value), jsonx.Repr(value))
 	if nestedFailed {
 		r.Errors = append(nestedError(param, desc, nested, value).Errors, r.Errors...)
 	}
@@ -402,7 +389,7 @@ func typeCheck(param string, value any, accepted []any, desc, expected, nested s
 }
 
 func nestedError(param, desc, nested string, value any) Result {
-	return fail("type_error:nested", "Nested type checking failed for parameter %s. Expected outer type %s with inner type %s. Parameter value: %s.", pyRepr(param), desc, nested, pyRepr(value))
+	return fail("type_error:nested", "Nested type checking failed for parameter %s. Expected outer type %s with inner type %s. Parameter value: %s.", jsonx.Repr(param), desc, nested, jsonx.Repr(value))
 }
 
 var punctuation = regexp.MustCompile(`[ ,./\-_*^]`)
@@ -420,7 +407,7 @@ func stringCheck(param, value string, accepted []any) Result {
 			return ok
 		}
 	}
-	return fail("value_error:string", "Invalid value for parameter %s: %s. Expected one of %s. Case insensitive.", pyRepr(param), pyRepr(value), pyRepr(accepted))
+	return fail("value_error:string", "Invalid value for parameter %s: %s. Expected one of %s. Case insensitive.", jsonx.Repr(param), jsonx.Repr(value), jsonx.Repr(accepted))
 }
 
 // sequence is how Python iterates an accepted value with range(len(x)):
@@ -460,7 +447,7 @@ func listCheck(param string, value []any, accepted []any) Result {
 			return ok
 		}
 	}
-	return fail("value_error:list/tuple", "Invalid value for parameter %s: %s. Expected one of %s.", pyRepr(param), pyRepr(value), pyRepr(accepted))
+	return fail("value_error:list/tuple", "Invalid value for parameter %s: %s. Expected one of %s.", jsonx.Repr(param), jsonx.Repr(value), jsonx.Repr(accepted))
 }
 
 // dictCheck compares a dict key by key against each accepted dict.
@@ -472,7 +459,7 @@ func dictCheck(value map[string]any, accepted []any) Result {
 		}
 		want, isMap := a.(map[string]any)
 		if !isMap {
-			r = fail("dict_checker:unclear", "Accepted value %s is not a dict.", pyRepr(a))
+			r = fail("dict_checker:unclear", "Accepted value %s is not a dict.", jsonx.Repr(a))
 			continue
 		}
 		if r = dictMatch(value, want); r.Valid {
@@ -494,7 +481,7 @@ func dictMatch(value, want map[string]any) Result {
 		}
 		list, isList := acc.([]any)
 		if !isList || !pyIn(v, standardizeStrings(list)) {
-			return fail("value_error:dict_value", "Invalid value for parameter %s: %s. Expected one of %s.", pyRepr(k), pyRepr(value[k]), pyRepr(acc))
+			return fail("value_error:dict_value", "Invalid value for parameter %s: %s. Expected one of %s.", jsonx.Repr(k), jsonx.Repr(value[k]), jsonx.Repr(acc))
 		}
 	}
 	for _, k := range sortedKeys(want) {
@@ -521,7 +508,7 @@ func listDictCheck(value []any, accepted []any) Result {
 		for i := range value {
 			m, isMap := value[i].(map[string]any)
 			if !isMap {
-				r, good = fail("type_error:nested", "Item %d is not a dict: %s.", i, pyRepr(value[i])), false
+				r, good = fail("type_error:nested", "Item %d is not a dict: %s.", i, jsonx.Repr(value[i])), false
 				break
 			}
 			if r = dictCheck(m, []any{seq[i]}); !r.Valid {

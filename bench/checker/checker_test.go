@@ -3,6 +3,8 @@ package checker
 import (
 	"strings"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 )
 
 // fn is a BFCL function list used by the hand-made cases.
@@ -235,7 +237,7 @@ func TestPyLower(t *testing.T) {
 }
 
 func TestDecodeTypes(t *testing.T) {
-	v, err := Decode([]byte(`[1, 1.0, 1e3, -2, true, null, "s", {"a": [2.5]}]`))
+	v, err := jsonx.LoadPython([]byte(`[1, 1.0, 1e3, -2, true, null, "s", {"a": [2.5]}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,15 +248,15 @@ func TestDecodeTypes(t *testing.T) {
 	if want := "int float float int bool NoneType str dict"; strings.Join(got, " ") != want {
 		t.Errorf("types %v, want %s", got, want)
 	}
-	if back, _ := Decode(Encode(v)); !pyEqual(back, v) || pyType(back.([]any)[1]) != "float" {
-		t.Errorf("Encode round trip: %s", Encode(v))
+	if back, _ := jsonx.LoadPython(encode(v)); !pyEqual(back, v) || pyType(back.([]any)[1]) != "float" {
+		t.Errorf("Encode round trip: %s", encode(v))
 	}
-	big, err := Decode([]byte(`[18446744073709551616, -18446744073709551617]`))
+	big, err := jsonx.LoadPython([]byte(`[18446744073709551616, -18446744073709551617]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pyType(big.([]any)[0]) != "int" || string(Encode(big)) != `[18446744073709551616,-18446744073709551617]` || pyRepr(big) != "[18446744073709551616, -18446744073709551617]" {
-		t.Errorf("ints beyond int64: %s %s %s", pyType(big.([]any)[0]), Encode(big), pyRepr(big))
+	if pyType(big.([]any)[0]) != "int" || string(encode(big)) != `[18446744073709551616,-18446744073709551617]` || jsonx.Repr(big) != "[18446744073709551616, -18446744073709551617]" {
+		t.Errorf("ints beyond int64: %s %s %s", pyType(big.([]any)[0]), encode(big), jsonx.Repr(big))
 	}
 	for in, want := range map[string]float64{ // python3: float(int(in))
 		"9007199254740993":      9007199254740992,
@@ -262,13 +264,13 @@ func TestDecodeTypes(t *testing.T) {
 		"100000000000000000001": 1e20,
 		"-18446744073709553664": -1.8446744073709552e19,
 	} {
-		v, _ := Decode([]byte(in))
+		v, _ := jsonx.LoadPython([]byte(in))
 		i, _ := pyInt(v)
 		if got := pyFloat(i); got != want {
 			t.Errorf("float(%s) = %v, want %v", in, got, want)
 		}
 	}
-	if _, err := Decode([]byte(`{} x`)); err == nil {
+	if _, err := jsonx.LoadPython([]byte(`{} x`)); err == nil {
 		t.Error("trailing data accepted")
 	}
 }
@@ -298,10 +300,16 @@ func TestPyEqual(t *testing.T) {
 		{`1e400`, `1e400`, true},
 		{`0.5`, `0`, false},
 	} {
-		a, _ := Decode([]byte(tt.a))
-		b, _ := Decode([]byte(tt.b))
+		a, _ := jsonx.LoadPython([]byte(tt.a))
+		b, _ := jsonx.LoadPython([]byte(tt.b))
 		if pyEqual(a, b) != tt.eq {
 			t.Errorf("%s == %s: want %v", tt.a, tt.b, tt.eq)
 		}
 	}
+}
+
+// encode writes Python values as compact JSON that jsonx.LoadPython reads
+// back to the same values.
+func encode(v any) []byte {
+	return jsonx.AppendDumpsPython(nil, v, jsonx.DumpsOptions{ItemSep: ",", KeySep: ":"})
 }

@@ -1,69 +1,14 @@
 package checker
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
-	"strconv"
-	"strings"
 )
 
-// Values are what Python's json.loads (or ast.literal_eval) would give, in
-// Go: nil, bool, int64 or, beyond int64, *big.Int (Python int), float64
-// (Python float), string, []any (list; tuples become lists) and
-// map[string]any (dict). JSON numbers written with '.', 'e' or 'E' are
-// floats, others ints, as in Python.
-
-// Decode parses JSON text into a Value as Python's json.loads would.
-func Decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("checker: trailing data after JSON value")
-	}
-	return convert(v), nil
-}
-
-func convert(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		return number(string(x))
-	case []any:
-		for i := range x {
-			x[i] = convert(x[i])
-		}
-		return x
-	case map[string]any:
-		for k := range x {
-			x[k] = convert(x[k])
-		}
-		return x
-	}
-	return v
-}
-
-// number classifies a JSON number the way Python does. An int too large
-// for int64 is a *big.Int: Python keeps every int exact.
-func number(s string) any {
-	if !strings.ContainsAny(s, ".eE") {
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return i
-		}
-		if i, ok := new(big.Int).SetString(s, 10); ok {
-			return i
-		}
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}
+// Values are Python values as package jsonx decodes them
+// (jsonx.LoadPython): nil, bool, int64 or *big.Int, float64, string, []any
+// and map[string]any.
 
 // pyType is the name of Python's type(v).
 func pyType(v any) string {
@@ -187,94 +132,4 @@ func pyIn(v any, list []any) bool {
 		}
 	}
 	return false
-}
-
-// pyRepr renders v roughly as Python's repr, for error messages.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case *big.Int:
-		return x.String()
-	case float64:
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eIN") {
-			s += ".0"
-		}
-		return s
-	case string:
-		return "'" + strings.ReplaceAll(x, "'", `\'`) + "'"
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := sortedKeys(x)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = pyRepr(k) + ": " + pyRepr(x[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-// Encode writes a Value as JSON, floats always with a '.' or an exponent so
-// that Decode gives back the same Python types.
-func Encode(v any) []byte { return appendValue(nil, v) }
-
-func appendValue(buf []byte, v any) []byte {
-	switch x := v.(type) {
-	case nil:
-		return append(buf, "null"...)
-	case bool:
-		return strconv.AppendBool(buf, x)
-	case int64:
-		return strconv.AppendInt(buf, x, 10)
-	case *big.Int:
-		return x.Append(buf, 10)
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return append(buf, "null"...)
-		}
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".e") {
-			s += ".0"
-		}
-		return append(buf, s...)
-	case string:
-		b, _ := json.Marshal(x)
-		return append(buf, b...)
-	case []any:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendValue(buf, e)
-		}
-		return append(buf, ']')
-	case map[string]any:
-		buf = append(buf, '{')
-		for i, k := range sortedKeys(x) {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendValue(buf, k)
-			buf = append(buf, ':')
-			buf = appendValue(buf, x[k])
-		}
-		return append(buf, '}')
-	}
-	b, _ := json.Marshal(v)
-	return append(buf, b...)
 }

@@ -34,12 +34,10 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	modes := fs.StringSlice("grammar", []string{"on"}, "grammar modes to run: on, off or on,off")
 	toolFormat := fs.String("tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral, pythonic, or bfcl-prompt (BFCL's prompt mode)")
 	limit := fs.Int("limit", 0, "run at most N cases of each category (0: all)")
-	seed := fs.Uint32("seed", 0, "sampler seed")
-	temp := fs.Float32("temperature", 0, "sampling temperature (BFCL uses 0.001)")
 	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
 	maxString := fs.Int("max-string", 0, "bound open-ended strings in tool schemas to N characters (0: off), so a looping model still finishes its call")
 	maxItems := fs.Int("max-items", 0, "bound open-ended arrays in tool schemas to N items (0: off)")
-	threads := fs.IntP("threads", "t", 0, "CPU threads (0: the physical cores; 1 holds up best on a busy machine)")
+	ef := addEngineFlags(fs, 8192, "context window in tokens for --agent and --speed; BFCL cases use the model's training context up to 4096 unless it is set", inference.Sampling{})
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable); with --speed, a --speed --json result (or the peer speed script's) to show with ratios")
@@ -62,7 +60,6 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, results folded into the request)")
 	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
-	fs.IntVarP(&af.ctxSize, "ctx-size", "c", 8192, "--agent: context window in tokens")
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
 	if err := parseFlags(fs, args); err != nil {
@@ -76,6 +73,10 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%w: --grammar: want on, off or on,off, not %q", errUsage, m)
 		}
 	}
+	sampling, err := ef.sampling()
+	if err != nil {
+		return err
+	}
 	if *curatorMode {
 		if len(*modelRefs) != 1 {
 			return fmt.Errorf("%w: --curator wants one -m MODEL", errUsage)
@@ -83,14 +84,14 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		if *picks < 1 {
 			return fmt.Errorf("%w: --picks must be at least 1", errUsage)
 		}
-		return benchCurator(ctx, env, (*modelRefs)[0], *threads, *picks, *asJSON)
+		return benchCurator(ctx, env, (*modelRefs)[0], ef.threads, *picks, *asJSON)
 	}
 	if *speedMode {
 		if len(*modelRefs) == 0 && len(*compare) == 0 {
 			return fmt.Errorf("%w: --speed wants -m MODEL or --compare RESULT.json", errUsage)
 		}
-		sf.ctxSize = 8192
-		return benchSpeed(ctx, env, *modelRefs, sf, *threads, *asJSON, *compare)
+		sf.ctxSize = ef.ctxSize
+		return benchSpeed(ctx, env, *modelRefs, sf, ef.threads, *asJSON, *compare)
 	}
 	if *agentMode {
 		if len(*modelRefs) == 0 {
@@ -99,7 +100,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		if !fs.Changed("max-tokens") {
 			*maxTokens = 512
 		}
-		return benchAgent(ctx, env, *modelRefs, af, *modes, *threads, inference.Sampling{Temperature: *temp, Seed: *seed},
+		af.ctxSize = ef.ctxSize
+		return benchAgent(ctx, env, *modelRefs, af, *modes, ef.threads, sampling,
 			*maxTokens, *out, *asJSON, args)
 	}
 	if len(*data) == 0 {
@@ -126,11 +128,15 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: no cases in %s for the chosen categories", errUsage, strings.Join(*data, ", "))
 	}
 
+	copts := inference.ContextOptions{Threads: ef.threads}
+	if fs.Changed("ctx-size") {
+		copts.ContextSize = ef.ctxSize
+	}
 	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
 	for _, ref := range *modelRefs {
-		runs, err := benchModel(ctx, env, ref, *threads, cases, *modes, bench.AgentOptions{
+		runs, err := benchModel(ctx, env, ref, copts, cases, *modes, bench.AgentOptions{
 			Format:    *toolFormat,
-			Sampling:  inference.Sampling{Temperature: *temp, Seed: *seed},
+			Sampling:  sampling,
 			MaxTokens: *maxTokens,
 			MaxString: *maxString,
 			MaxItems:  *maxItems,
@@ -182,7 +188,7 @@ func benchOutput(env *cliEnv, rows any, asJSON bool, table func(io.Writer) error
 }
 
 // benchModel loads one model and runs the cases in each grammar mode.
-func benchModel(ctx context.Context, env *cliEnv, ref string, threads int, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
+func benchModel(ctx context.Context, env *cliEnv, ref string, copts inference.ContextOptions, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
 		return nil, err
@@ -192,7 +198,7 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, threads int, cases
 		return nil, err
 	}
 	defer m.Close()
-	lctx, err := m.NewContext(inference.ContextOptions{Threads: threads})
+	lctx, err := m.NewContext(copts)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +210,8 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, threads int, cases
 		o := opts
 		o.NoGrammar = mode == "off"
 		tmpl := bench.Run{Runner: "offgrid", Model: name, Grammar: mode, ToolFormat: opts.Format, Seed: opts.Sampling.Seed, Temp: opts.Sampling.Temperature}
-		bar := newProgressBar(env.stderr, fmt.Sprintf("%s grammar %s", name, mode))
-		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), bar.update)
+		bar := newProgressBar(env.stderr, fmt.Sprintf("%s grammar %s", name, mode), caseCounts)
+		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), bar.cases)
 		bar.done()
 		runs = append(runs, run)
 		if err != nil {
@@ -213,37 +219,4 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, threads int, cases
 		}
 	}
 	return runs, nil
-}
-
-// progressBar draws "label [####....] 12/50 2.1 cases/s ETA 18s" on one
-// line of w.
-type progressBar struct {
-	w     io.Writer
-	label string
-	start time.Time
-	drawn bool
-}
-
-func newProgressBar(w io.Writer, label string) *progressBar {
-	return &progressBar{w: w, label: label, start: time.Now()}
-}
-
-func (p *progressBar) update(done, total int) {
-	const width = 24
-	elapsed := time.Since(p.start)
-	rate := float64(done) / elapsed.Seconds()
-	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
-	}
-	filled := width * done / max(total, 1)
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d %.2f cases/s ETA %s ", p.label,
-		strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, rate, eta)
-	p.drawn = true
-}
-
-func (p *progressBar) done() {
-	if p.drawn {
-		fmt.Fprintf(p.w, "in %s\n", time.Since(p.start).Round(time.Second))
-	}
 }

@@ -116,8 +116,8 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
 			tmpl := bench.AgentRun{Model: name, Mode: c.label(), Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}
-			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results))
-			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.update)
+			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results), caseCounts)
+			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.cases)
 			bar.done()
 			res.Runs = append(res.Runs, run)
 			if err != nil {

@@ -99,10 +99,24 @@ func TestBenchTinyModel(t *testing.T) {
 	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
+	out := t.TempDir()
 	code, stdout, stderr := runBench(t, "-m", model, "--data", multiple, "--category", "multiple", "--limit", "2",
-		"--grammar", "on,off", "--max-tokens", "48", "--tool-format", "bfcl-prompt")
+		"--grammar", "on,off", "--max-tokens", "48", "--tool-format", "bfcl-prompt",
+		"--temperature", "0.5", "--seed", "7", "--out", out) // --temperature: the old spelling of --temp
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := bench.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Seed != 7 || r.Temp != 0.5 {
+			t.Errorf("run %s: seed %d temp %v, want 7 and 0.5", r.Grammar, r.Seed, r.Temp)
+		}
+	}
+	if !strings.Contains(stderr, "use --temp") {
+		t.Errorf("no deprecation note for --temperature: %q", stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[1], "tiny") || !strings.Contains(lines[2], "off") {
@@ -125,6 +139,8 @@ func TestBenchAgentUsage(t *testing.T) {
 		{[]string{"--agent", "-m", "x", "--task", "no-such-task"}, "no task of suite builtin"},
 		{[]string{"--agent", "-m", "x", "--mcp", "no-name"}, "want NAME=COMMAND"},
 		{[]string{"--agent", "-m", "x", "--suite", "/nonexistent.json"}, "no such file"},
+		{[]string{"--agent", "-m", "x", "--seed", "-2"}, "--seed: want -1 (random) or 0 to 4294967295"},
+		{[]string{"--agent", "-m", "x", "--seed", "4294967296"}, "--seed"},
 	} {
 		code, _, stderr := runBench(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {

@@ -61,7 +61,7 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot find this executable to copy: %w", err)
 	}
-	bar := newByteBar(env.stderr, "bundle "+ref.name)
+	bar := newProgressBar(env.stderr, "bundle "+ref.name, byteCounts)
 	start := time.Now()
 	info, err := bundle.Write(ctx, *out, exe, ref.path, bundle.Options{
 		Name: ref.name, Compression: c, Level: *level, SHA256: ref.sha256, Progress: bar.update,

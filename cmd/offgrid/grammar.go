@@ -2,18 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/offgrid-ai/offgrid/bench/bfcl"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 )
 
 func cmdGrammar(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "grammar", "grammar --tools FILE.json [--format F] [--tool-choice auto|required] [--parallel] [--check]")
+	fs := newFlagSet(env, "grammar", "grammar --tools FILE.json [--tool-format F] [--tool-choice auto|required] [--parallel] [--check]")
 	toolsFile := fs.String("tools", "", "tool definitions: an OpenAI tools array, a function list or a BFCL question line (- for stdin)")
-	format := fs.String("format", string(grammar.Generic), "call format: generic, hermes, llama3, mistral, pythonic")
+	format := fs.String("tool-format", string(grammar.Generic), "tool-call format: generic, hermes, llama3, mistral or pythonic")
+	fs.StringVar(format, "format", string(grammar.Generic), "")
+	_ = fs.MarkDeprecated("format", "use --tool-format")
 	choice := fs.String("tool-choice", string(grammar.Auto), "auto (text or calls) or required (calls only)")
 	parallel := fs.Bool("parallel", false, "allow several calls in one reply")
 	maxCalls := fs.Int("max-calls", 0, "with --parallel, the most calls in one reply (0: no cap)")
@@ -41,6 +45,15 @@ func cmdGrammar(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else if data, err = os.ReadFile(*toolsFile); err != nil {
 		return err
+	}
+	var question struct {
+		Function json.RawMessage `json:"function"`
+	}
+	if json.Unmarshal(data, &question) == nil && len(question.Function) > 0 {
+		// A BFCL question line: its functions, BFCL's type names translated.
+		if data, err = bfcl.Functions(question.Function); err != nil {
+			return fmt.Errorf("%s: %w", *toolsFile, err)
+		}
 	}
 	tools, err := grammar.ParseTools(data)
 	if err != nil {

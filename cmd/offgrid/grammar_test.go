@@ -29,7 +29,7 @@ func TestGrammarCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"generic", "hermes", "llama3", "mistral", "pythonic"} {
-		code, out, errs := runGrammar(t, "", "--tools", file, "--format", format, "--parallel", "--check")
+		code, out, errs := runGrammar(t, "", "--tools", file, "--tool-format", format, "--parallel", "--check")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", format, code, errs)
 		}
@@ -41,7 +41,7 @@ func TestGrammarCommand(t *testing.T) {
 			t.Errorf("%s: no root rule or no check report: %s", format, errs)
 		}
 	}
-	code, out, _ := runGrammar(t, weatherTools, "--tools", "-", "--format", "hermes")
+	code, out, _ := runGrammar(t, weatherTools, "--tools", "-", "--tool-format", "hermes")
 	if code != 0 || !strings.Contains(out, "# trigger pattern:") || !strings.Contains(out, `"<tool_call>"`) {
 		t.Errorf("hermes from stdin: exit %d\n%s", code, out)
 	}
@@ -57,8 +57,13 @@ func TestGrammarCommandBFCL(t *testing.T) {
 	if err := os.WriteFile(file, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runGrammar(t, "", "--tools", file, "--format", "hermes", "--check"); code != 0 {
+	if code, _, errs := runGrammar(t, "", "--tools", file, "--tool-format", "hermes", "--check"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// The old spelling still works and says what replaces it.
+	code, out, errs := runGrammar(t, "", "--tools", file, "--format", "pythonic")
+	if code != 0 || !strings.Contains(out, "format pythonic") || !strings.Contains(errs, "use --tool-format") {
+		t.Fatalf("--format: exit %d: %s\n%s", code, errs, out)
 	}
 }
 
@@ -73,7 +78,7 @@ func TestGrammarCommandErrors(t *testing.T) {
 		want string
 	}{
 		{nil, 2, "--tools"},
-		{[]string{"--tools", bad, "--format", "xml"}, 2, "unknown format"},
+		{[]string{"--tools", bad, "--tool-format", "xml"}, 2, "unknown format"},
 		{[]string{"--tools", bad, "--tool-choice", "none"}, 2, "tool-choice"},
 		{[]string{"--tools", bad}, 1, "missing name"},
 		{[]string{"--tools", filepath.Join(t.TempDir(), "nope.json")}, 1, "no such file"},

@@ -54,10 +54,10 @@ func TestToolsMCP(t *testing.T) {
 		typ  tools.ErrorType
 		has  string
 	}{
-		{"safe MCP tool", []string{"fs_list_directory", `{"path":` + strconv.Quote(root) + `}`}, 0, tools.ErrNone, "[FILE] README"},
-		{"high-risk MCP tool without a terminal", []string{"fs_write_file", `{"path":` + strconv.Quote(filepath.Join(root, "x")) + `,"content":"x"}`}, 1, tools.ErrPermissionDenied, "fs_write_file"},
-		{"--deny an MCP tool", []string{"fs_list_directory", `{"path":"."}`, "--deny", "fs_list_directory", "--yes"}, 1, tools.ErrPermissionDenied, "--deny fs_list_directory"},
-		{"invalid arguments", []string{"fs_list_directory", `{"dir":"."}`, "--yes"}, 1, tools.ErrValidationFailed, "path"},
+		{"safe MCP tool", []string{"fs_list_directory", `{"path":` + strconv.Quote(root) + `}`}, 0, tools.TypeNone, "[FILE] README"},
+		{"high-risk MCP tool without a terminal", []string{"fs_write_file", `{"path":` + strconv.Quote(filepath.Join(root, "x")) + `,"content":"x"}`}, 1, tools.TypePermissionDenied, "fs_write_file"},
+		{"--deny an MCP tool", []string{"fs_list_directory", `{"path":"."}`, "--deny", "fs_list_directory", "--yes"}, 1, tools.TypePermissionDenied, "--deny fs_list_directory"},
+		{"invalid arguments", []string{"fs_list_directory", `{"dir":"."}`, "--yes"}, 1, tools.TypeValidationFailed, "path"},
 	} {
 		code, res, _, errb := runTools(t, config, "", append(append([]string{"call"}, tc.args...), "--root", root, "--mcp", srv)...)
 		if code != tc.code || res.ErrorType != tc.typ || !strings.Contains(res.Text()+res.Message(), tc.has) {
@@ -138,7 +138,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 		case agent.EventToolResult:
 			r := e.Record
 			trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
-			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.ErrValidationFailed {
+			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.TypeValidationFailed {
 				t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
 			}
 			if strings.HasPrefix(r.Name, "fs_") && r.OK() {

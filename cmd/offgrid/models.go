@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -149,7 +147,7 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 	if label == "" {
 		label = models.NameFromURL(url)
 	}
-	bar := newByteBar(env.stderr, "pull "+label)
+	bar := newProgressBar(env.stderr, "pull "+label, byteCounts)
 	m, err := st.Pull(ctx, url, models.PullOptions{Name: *name, SHA256: *sum, Retries: *retries, Progress: bar.update})
 	bar.done()
 	if err != nil {
@@ -263,54 +261,4 @@ func cmdModelsDefault(ctx context.Context, env *cliEnv, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: want at most one model name", errUsage)
-}
-
-// byteBar draws "label [####....] 12.0/241.4 MiB 35.2 MB/s ETA 6s" on one
-// line of w, at most ten times a second.
-type byteBar struct {
-	w     io.Writer
-	label string
-	start time.Time
-	last  time.Time
-	drawn bool
-	n     int64
-	total int64
-}
-
-func newByteBar(w io.Writer, label string) *byteBar {
-	return &byteBar{w: w, label: label, start: time.Now()}
-}
-
-func (b *byteBar) update(done, total int64) {
-	b.n, b.total = done, total
-	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond || (total > 0 && done == total) {
-		b.last = now
-		b.draw()
-	}
-}
-
-func (b *byteBar) draw() {
-	const width = 24
-	elapsed := time.Since(b.start).Seconds()
-	rate := float64(b.n) / max(elapsed, 1e-3)
-	if b.total <= 0 {
-		fmt.Fprintf(b.w, "\r%s %s %.1f MB/s ", b.label, humanBytes(b.n), rate/1e6)
-	} else {
-		filled := int(width * min(b.n, b.total) / b.total)
-		eta := "?"
-		if rate > 0 {
-			eta = (time.Duration(float64(b.total-b.n)/rate) * time.Second).Round(time.Second).String()
-		}
-		fmt.Fprintf(b.w, "\r%s [%s%s] %s/%s %.1f MB/s ETA %s ", b.label, strings.Repeat("#", filled),
-			strings.Repeat(".", width-filled), humanBytes(b.n), humanBytes(b.total), rate/1e6, eta)
-	}
-	b.drawn = true
-}
-
-// done ends the bar's line, if one was drawn.
-func (b *byteBar) done() {
-	if b.drawn {
-		b.draw()
-		fmt.Fprintf(b.w, "in %s\n", time.Since(b.start).Round(100*time.Millisecond))
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/cmd/offgrid/internal/ui"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -68,7 +69,7 @@ func (f *permFlags) policy(env *cliEnv, reg *tools.Registry, root string) (*perm
 	}
 	var prompter permission.Prompter
 	if interactive {
-		prompter = &permission.HuhPrompter{In: env.stdin, Out: env.stderr, Files: rootFS(cmp.Or(root, ".")),
+		prompter = &ui.Prompter{In: env.stdin, Out: env.stderr, Files: rootFS(cmp.Or(root, ".")),
 			Accessible: env.getenv("ACCESSIBLE") != ""}
 	}
 	return pol, prompter, nil

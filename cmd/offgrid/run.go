@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strings"
 
@@ -26,10 +25,7 @@ Ctrl-D exits. With -p it answers once and exits.`
 // runFlags are the flags of offgrid run.
 type runFlags struct {
 	model, prompt, root, system string
-	ctxSize, threads, gpuLayers int
-	temp, topP, minP            float32
-	topK                        int
-	seed                        int64
+	gpuLayers                   int
 	maxTokens                   int
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
@@ -41,6 +37,7 @@ type runFlags struct {
 	results                     string
 	resultRole                  string
 	maxIterations, maxToolCalls int
+	engine                      *engineFlags
 	perm                        *permFlags
 	mcp                         *mcpFlags
 }
@@ -70,19 +67,12 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-chan os.Signal) error {
 	fs := newFlagSet(env, "run", runSynopsis)
 	var f runFlags
-	d := inference.DefaultSampling()
 	fs.StringVarP(&f.model, "model", "m", "", "model: a store name, a GGUF path, or empty for the default model")
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
 	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it")
-	fs.IntVarP(&f.threads, "threads", "t", 0, "CPU threads (0: one per physical core)")
+	f.engine = addEngineFlags(fs, defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
 	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
-	fs.Float32Var(&f.temp, "temp", d.Temperature, "sampling temperature (0: greedy)")
-	fs.IntVar(&f.topK, "top-k", d.TopK, "top-k sampling (0: off)")
-	fs.Float32Var(&f.topP, "top-p", d.TopP, "top-p sampling (1: off)")
-	fs.Float32Var(&f.minP, "min-p", d.MinP, "min-p sampling (0: off)")
-	fs.Int64Var(&f.seed, "seed", -1, "sampling seed (-1: random)")
 	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
 	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto (text or calls), required (call a tool first) or none (no tools)")
 	fs.StringVar(&f.toolFormat, "tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral or pythonic")
@@ -118,7 +108,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	var cur *sessionCurator
 	switch f.curator {
 	case "ranked", "model":
-		cur = newSessionCurator(env, f.threads, f.curator == "model")
+		cur = newSessionCurator(env, f.engine.threads, f.curator == "model")
 		topts = append(topts, tools.WithCurator(cur))
 	case "off":
 	default:
@@ -222,12 +212,12 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	window, err := contextWindow(m, f.ctxSize, ld.reg, &opts, ld.env.stderr)
+	window, err := contextWindow(m, f.engine.ctxSize, ld.reg, &opts, ld.env.stderr)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: f.threads})
+	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: f.engine.threads})
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -285,14 +275,13 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if f.resultRole != "tool" && f.resultRole != "user" {
 		return o, fmt.Errorf("%w: --result-role: want tool or user", errUsage)
 	}
-	seed := uint32(f.seed)
-	if f.seed < 0 {
-		seed = rand.Uint32()
+	sampling, err := f.engine.sampling()
+	if err != nil {
+		return o, err
 	}
 	return agent.Options{
 		System: f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
-		Sampling: inference.Sampling{Temperature: f.temp, TopK: f.topK, TopP: f.topP, MinP: f.minP,
-			RepeatPenalty: 1, RepeatLastN: 64, Seed: seed},
+		Sampling:      sampling,
 		MaxTokens:     f.maxTokens,
 		Limits:        agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
 		Results:       results,

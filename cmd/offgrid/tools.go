@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -89,38 +90,27 @@ func toolsList(ctx context.Context, env *cliEnv, args []string) error {
 // argNames lists a schema's top-level properties, required ones first
 // marked, in declared order.
 func argNames(schema json.RawMessage) string {
-	var s struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+	v, err := jsonx.Parse(schema)
+	if err != nil {
 		return ""
 	}
-	dec := json.NewDecoder(strings.NewReader(string(s.Properties)))
-	if _, err := dec.Token(); err != nil {
-		return ""
-	}
-	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		name, _ := tok.(string)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
-		}
-		optional := true
-		for _, r := range s.Required {
-			if r == name {
-				optional = false
+	required := map[string]bool{}
+	if req := v.Get("required"); req != nil && req.Kind == jsonx.Array {
+		for _, e := range req.Elems {
+			if name, ok := e.AsString(); ok {
+				required[name] = true
 			}
 		}
-		if optional {
-			name = "[" + name + "]"
+	}
+	var names []string
+	if props := v.Get("properties"); props != nil && props.Kind == jsonx.Object {
+		for _, m := range props.Members {
+			name := m.Key
+			if !required[name] {
+				name = "[" + name + "]"
+			}
+			names = append(names, name)
 		}
-		names = append(names, name)
 	}
 	return strings.Join(names, " ")
 }
@@ -168,7 +158,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		warn := func(err error) { fmt.Fprintf(env.stderr, "warning: %v\n", err) }
 		if err := pol.Authorize(ctx, prompter, tool, raw, warn); err != nil {
-			res = tools.Fail(tools.ErrPermissionDenied, strings.TrimPrefix(err.Error(), permission.ErrDenied.Error()+": "))
+			res = tools.Fail(tools.TypePermissionDenied, strings.TrimPrefix(err.Error(), permission.ErrDenied.Error()+": "))
 		} else {
 			res = reg.Execute(ctx, name, raw)
 		}

@@ -50,19 +50,19 @@ func TestToolsCall(t *testing.T) {
 		typ   tools.ErrorType
 		has   string
 	}{
-		{"escape", "", []string{"call", "ls", `{"path":"../"}`}, 1, tools.ErrPermissionDenied, "outside the working directory"},
-		{"ls", "", []string{"call", "ls"}, 0, tools.ErrNone, "cmd/"},
-		{"grep with --yes", "", []string{"call", "grep_search", `{"pattern":"func*main","file_filter":"**/*.go"}`, "--yes"}, 0, tools.ErrNone, "cmd/main.go:3: func main() {}"},
-		{"medium without terminal", "", []string{"call", "read_file", `{"path":"README"}`}, 1, tools.ErrPermissionDenied, "--allow read_file"},
-		{"--allow", "", []string{"call", "read_file", `{"path":"README"}`, "--allow", "read_file"}, 0, tools.ErrNone, "1: hello"},
-		{"--max-risk", "", []string{"call", "read_file", `{"path":"README"}`, "--max-risk", "medium"}, 0, tools.ErrNone, "1: hello"},
-		{"--max-risk below", "", []string{"call", "bash", `{"command":"true"}`, "--max-risk", "medium"}, 1, tools.ErrPermissionDenied, "high-risk"},
-		{"--deny", "", []string{"call", "ls", "--deny", "ls", "--yes"}, 1, tools.ErrPermissionDenied, "--deny ls"},
-		{"arguments from stdin", `{"path":"README"}`, []string{"call", "read_file", "-", "--yes"}, 0, tools.ErrNone, "1: hello"},
-		{"string arguments", "", []string{"call", "read_file", `"{\"path\":\"README\"}"`, "--yes"}, 0, tools.ErrNone, "1: hello"},
-		{"unknown tool", "", []string{"call", "rm", "{}"}, 1, tools.ErrNotFound, "the tools are ls"},
-		{"invalid arguments", "", []string{"call", "ls", `{"max_entries":0}`}, 1, tools.ErrValidationFailed, `"max_entries" must be at least 1`},
-		{"bash", "", []string{"call", "bash", `{"command":"ls"}`, "--yes"}, 0, tools.ErrNone, "README"},
+		{"escape", "", []string{"call", "ls", `{"path":"../"}`}, 1, tools.TypePermissionDenied, "outside the working directory"},
+		{"ls", "", []string{"call", "ls"}, 0, tools.TypeNone, "cmd/"},
+		{"grep with --yes", "", []string{"call", "grep_search", `{"pattern":"func*main","file_filter":"**/*.go"}`, "--yes"}, 0, tools.TypeNone, "cmd/main.go:3: func main() {}"},
+		{"medium without terminal", "", []string{"call", "read_file", `{"path":"README"}`}, 1, tools.TypePermissionDenied, "--allow read_file"},
+		{"--allow", "", []string{"call", "read_file", `{"path":"README"}`, "--allow", "read_file"}, 0, tools.TypeNone, "1: hello"},
+		{"--max-risk", "", []string{"call", "read_file", `{"path":"README"}`, "--max-risk", "medium"}, 0, tools.TypeNone, "1: hello"},
+		{"--max-risk below", "", []string{"call", "bash", `{"command":"true"}`, "--max-risk", "medium"}, 1, tools.TypePermissionDenied, "high-risk"},
+		{"--deny", "", []string{"call", "ls", "--deny", "ls", "--yes"}, 1, tools.TypePermissionDenied, "--deny ls"},
+		{"arguments from stdin", `{"path":"README"}`, []string{"call", "read_file", "-", "--yes"}, 0, tools.TypeNone, "1: hello"},
+		{"string arguments", "", []string{"call", "read_file", `"{\"path\":\"README\"}"`, "--yes"}, 0, tools.TypeNone, "1: hello"},
+		{"unknown tool", "", []string{"call", "rm", "{}"}, 1, tools.TypeNotFound, "the tools are ls"},
+		{"invalid arguments", "", []string{"call", "ls", `{"max_entries":0}`}, 1, tools.TypeValidationFailed, `"max_entries" must be at least 1`},
+		{"bash", "", []string{"call", "bash", `{"command":"ls"}`, "--yes"}, 0, tools.TypeNone, "README"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestToolsCallCorruptPolicies(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o700)
 	os.WriteFile(file, []byte("{not json"), 0o600)
 	code, res, _, errs := runTools(t, config, "", "call", "read_file", `{"path":"README"}`, "--root", root)
-	if code != 1 || res.ErrorType != tools.ErrPermissionDenied || !strings.Contains(errs, "warning: policies file") {
+	if code != 1 || res.ErrorType != tools.TypePermissionDenied || !strings.Contains(errs, "warning: policies file") {
 		t.Errorf("exit %d, %s, stderr %q", code, res.ErrorType, errs)
 	}
 	code, _, _, _ = runTools(t, config, "", "call", "ls", "--root", root)

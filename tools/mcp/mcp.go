@@ -1,13 +1,3 @@
-// Package mcp gives offgrid's agent the tools of Model Context Protocol
-// servers: it starts each server as a child process, lists its tools and
-// registers them in a [tools.Registry] as SERVER_TOOL, so they are
-// offered to the model, decoded under a grammar built from their input
-// schemas, permission-checked and run like the built-in tools.
-//
-// A call goes to the server with a timeout; its content becomes the
-// result's data, and a server error, a timeout or a server that died
-// becomes a failed result, never an error of the session. When a server
-// says its tool list changed, the registry is updated.
 package mcp
 
 import (
@@ -415,7 +405,7 @@ func (srv *server) call(ctx context.Context, tool string, args json.RawMessage) 
 		if text == "" {
 			text = "the tool failed and said nothing more"
 		}
-		return "", tools.Errorf(tools.ErrIO, "%s", text)
+		return "", tools.Errorf(tools.TypeIO, "%s", text)
 	}
 	return text, nil
 }
@@ -426,15 +416,15 @@ func (srv *server) callError(ctx context.Context, tool string, err error) error 
 	var wire *jsonrpc.Error
 	switch {
 	case errors.Is(context.Cause(ctx), errTimeout):
-		return tools.Errorf(tools.ErrIO, "MCP server %s did not answer %s within %s; the call was cancelled", name, tool, srv.timeout)
+		return tools.Errorf(tools.TypeIO, "MCP server %s did not answer %s within %s; the call was cancelled", name, tool, srv.timeout)
 	case ctx.Err() != nil:
-		return tools.Errorf(tools.ErrInternal, "MCP call %s cancelled: %w", tool, context.Cause(ctx))
+		return tools.Errorf(tools.TypeInternal, "MCP call %s cancelled: %w", tool, context.Cause(ctx))
 	case srv.dead() != nil:
 		return srv.dead()
 	case errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams:
-		return tools.Errorf(tools.ErrValidationFailed, "MCP server %s refused the arguments of %s: %s", name, tool, wire.Message)
+		return tools.Errorf(tools.TypeValidationFailed, "MCP server %s refused the arguments of %s: %s", name, tool, wire.Message)
 	case errors.As(err, &wire) && wire.Code == jsonrpc.CodeMethodNotFound:
-		return tools.Errorf(tools.ErrNotFound, "MCP server %s: %s", name, wire.Message)
+		return tools.Errorf(tools.TypeNotFound, "MCP server %s: %s", name, wire.Message)
 	case !errors.As(err, &wire):
 		// Not the server's answer: the connection broke (EOF, closed).
 		// If the server is gone, say so.
@@ -444,7 +434,7 @@ func (srv *server) callError(ctx context.Context, tool string, err error) error 
 		case <-time.After(2 * time.Second):
 		}
 	}
-	return tools.Errorf(tools.ErrInternal, "MCP server %s: %s: %v", name, tool, err)
+	return tools.Errorf(tools.TypeInternal, "MCP server %s: %s: %v", name, tool, err)
 }
 
 // dead returns the error calls get once the server's connection ended,
@@ -460,7 +450,7 @@ func (srv *server) dead() error {
 	if st := srv.cmd.ProcessState; st != nil {
 		how = "it exited (" + st.String() + ")"
 	}
-	return tools.Errorf(tools.ErrInternal, "MCP server %s is not running: %s; its tools are unavailable until offgrid restarts it%s",
+	return tools.Errorf(tools.TypeInternal, "MCP server %s is not running: %s; its tools are unavailable until offgrid restarts it%s",
 		srv.cfg.Name, how, srv.stderr.note())
 }
 

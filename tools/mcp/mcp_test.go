@@ -128,16 +128,16 @@ func TestServerTools(t *testing.T) {
 		typ        tools.ErrorType
 		has        string
 	}{
-		{"t_order", `{"zeta":"z","user":{"name":"ann","address":{"city":"Oslo"}},"items":[{"id":1,"qty":2}],"mode":"slow"}`, true, tools.ErrNone,
+		{"t_order", `{"zeta":"z","user":{"name":"ann","address":{"city":"Oslo"}},"items":[{"id":1,"qty":2}],"mode":"slow"}`, true, tools.TypeNone,
 			`got {"zeta":"z","user":{"name":"ann","address":{"city":"Oslo"}},"items":[{"id":1,"qty":2}],"mode":"slow"}`},
-		{"t_order", `{"zeta":"z","user":{"name":"ann"},"mode":"medium"}`, false, tools.ErrValidationFailed, "mode"},
-		{"t_order", `{"zeta":"z","mode":"fast"}`, false, tools.ErrValidationFailed, "user"},
-		{"t_fail", `{}`, false, tools.ErrIO, "disk on fire"},
-		{"t_structured", `{}`, true, tools.ErrNone, `{"answer":42}`},
-		{"t_huge", `{}`, true, tools.ErrNone, "[output truncated: showing the first 65536 of 1048576 bytes]"},
-		{"t_sleep", `{}`, false, tools.ErrIO, "MCP server t did not answer sleep within 500ms; the call was cancelled"},
-		{"t_dotted_name", `{}`, true, tools.ErrNone, "dotted"},
-		{"t_look", `{}`, true, tools.ErrNone, "looked"}, // the server still answers after the timeout
+		{"t_order", `{"zeta":"z","user":{"name":"ann"},"mode":"medium"}`, false, tools.TypeValidationFailed, "mode"},
+		{"t_order", `{"zeta":"z","mode":"fast"}`, false, tools.TypeValidationFailed, "user"},
+		{"t_fail", `{}`, false, tools.TypeIO, "disk on fire"},
+		{"t_structured", `{}`, true, tools.TypeNone, `{"answer":42}`},
+		{"t_huge", `{}`, true, tools.TypeNone, "[output truncated: showing the first 65536 of 1048576 bytes]"},
+		{"t_sleep", `{}`, false, tools.TypeIO, "MCP server t did not answer sleep within 500ms; the call was cancelled"},
+		{"t_dotted_name", `{}`, true, tools.TypeNone, "dotted"},
+		{"t_look", `{}`, true, tools.TypeNone, "looked"}, // the server still answers after the timeout
 	} {
 		res := reg.Execute(t.Context(), tc.tool, json.RawMessage(tc.args))
 		if res.Success != tc.ok || res.ErrorType != tc.typ || !strings.Contains(res.Text()+res.Message(), tc.has) {
@@ -208,7 +208,7 @@ func TestServerDies(t *testing.T) {
 	})
 	for range 2 {
 		res := reg.Execute(t.Context(), "t_crash", nil)
-		if res.Success || res.ErrorType != tools.ErrInternal ||
+		if res.Success || res.ErrorType != tools.TypeInternal ||
 			!strings.Contains(res.Message(), "MCP server t is not running: it exited (exit status 3)") ||
 			!strings.Contains(res.Message(), "out of cheese") {
 			t.Errorf("call to a dead server: %s", shortJSON(res))

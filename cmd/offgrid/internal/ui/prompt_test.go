@@ -1,4 +1,4 @@
-package permission
+package ui
 
 import (
 	"context"
@@ -6,26 +6,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
-func TestHuhPrompterAccessible(t *testing.T) {
+func TestPrompterAccessible(t *testing.T) {
 	cases := []struct {
 		input string
-		want  Answer
+		want  permission.Answer
 	}{
-		{"1\n", DenyOnce},
-		{"2\n", AllowOnce},
-		{"3\n", AllowSession},
-		{"4\n", AlwaysAllow},
-		{"9\n3\n", AllowSession}, // out of range, then a valid choice
-		{"", DenyOnce},           // end of input denies
-		{"\n", DenyOnce},         // empty line takes the preselected Deny
+		{"1\n", permission.DenyOnce},
+		{"2\n", permission.AllowOnce},
+		{"3\n", permission.AllowSession},
+		{"4\n", permission.AlwaysAllow},
+		{"9\n3\n", permission.AllowSession}, // out of range, then a valid choice
+		{"", permission.DenyOnce},           // end of input denies
+		{"\n", permission.DenyOnce},         // empty line takes the preselected Deny
 	}
 	for _, c := range cases {
 		var out strings.Builder
-		h := &HuhPrompter{In: strings.NewReader(c.input), Out: &out, Accessible: true}
-		got, err := h.Ask(context.Background(), Request{
+		h := &Prompter{In: strings.NewReader(c.input), Out: &out, Accessible: true}
+		got, err := h.Ask(context.Background(), permission.Request{
 			Tool: "bash", Risk: tools.High, Description: "run a command",
 			Args: json.RawMessage(`{"command":"rm -rf build"}`),
 		})

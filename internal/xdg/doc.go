@@ -1,0 +1,2 @@
+// Package xdg finds offgrid's directories by the XDG base-directory rules.
+package xdg
