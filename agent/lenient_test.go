@@ -205,7 +205,7 @@ func TestAnswerMessages(t *testing.T) {
 	}
 	data := "a ``` fence"
 	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}},
-		{Name: "rm", Arguments: json.RawMessage(`{"path":"x"}`), Denied: true, Result: tools.Result{ErrorType: tools.ErrPermissionDenied}}}
+		{Name: "rm", Arguments: json.RawMessage(`{"path":"x"}`), Denied: true, Result: tools.Result{ErrorType: tools.TypePermissionDenied}}}
 	got := answerMessages(earlier, "q", calls, res)
 	want := []Message{
 		{Role: RoleUser, Content: "a\n\nb"},
