@@ -13,6 +13,8 @@ type builtinConfig struct {
 	registry []Option
 	now      func() time.Time
 	shell    string
+	helper   string // serves sandbox.Command; "" confines nothing
+	loose    bool   // bash may run unconfined where nothing confines it
 	journal  *Journal
 	curator  Curator
 }
@@ -31,6 +33,22 @@ func WithClock(now func() time.Time) BuiltinOption {
 // from PATH, else /bin/sh).
 func WithShell(path string) BuiltinOption {
 	return func(c *builtinConfig) { c.shell = path }
+}
+
+// WithConfinement has the bash tool run every command confined by the
+// kernel (see package internal/sandbox): helper is an executable that
+// calls sandbox.Serve first in main, offgrid itself. Without it, or where
+// the kernel cannot confine commands, the bash tool is unconfined, and
+// refuses to run unless [WithUnconfinedBash] is given too.
+func WithConfinement(helper string) BuiltinOption {
+	return func(c *builtinConfig) { c.helper = helper }
+}
+
+// WithUnconfinedBash lets the bash tool run commands without confinement
+// where none is available (they can then do anything the user can); its
+// description says so.
+func WithUnconfinedBash() BuiltinOption {
+	return func(c *builtinConfig) { c.loose = true }
 }
 
 // WithJournal records the previous state of every file the file tools
@@ -68,7 +86,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	r := NewRegistry(c.registry...)
 	fs := &fileTools{sb: sb, curator: c.curator}
 	tasks := &taskList{}
-	sh := &shell{sb: sb, path: c.shell}
+	sh := newShell(sb, c.shell, c.helper, c.loose)
 	for _, add := range []func() error{
 		func() error { return Register(r, "ls", lsDescription, Safe, confined(sb, fs.ls)) },
 		func() error { return Register(r, "read_file", readDescription, Medium, confined(sb, fs.readFile)) },
@@ -91,7 +109,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		func() error { return Register(r, "add_task", addTaskDescription, Safe, tasks.add) },
 		func() error { return Register(r, "list_tasks", listTasksDescription, Safe, tasks.list) },
 		func() error { return Register(r, "update_task", updateTaskDescription, Safe, tasks.update) },
-		func() error { return Register(r, "bash", bashDescription, High, confined(sb, sh.run)) },
+		func() error { return Register(r, "bash", sh.description(), High, confined(sb, sh.run)) },
 	} {
 		if err := add(); err != nil {
 			return nil, fmt.Errorf("builtin tools: %w", err)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,15 +68,22 @@ func Start(cmd *exec.Cmd, helper string, s Spec) error {
 	if err != nil {
 		return err
 	}
-	// The helper closes its end on a successful exec (close-on-exec) or
-	// writes why it failed.
+	// The helper writes "ready" once confined, then its end closes on a
+	// successful exec (close-on-exec); else it writes why it failed.
 	msg, _ := io.ReadAll(io.LimitReader(r, 4<<10))
-	if len(msg) > 0 {
-		cmd.Wait()
-		return fmt.Errorf("%w: %s", ErrConfine, msg)
+	why, ok := bytes.CutPrefix(msg, []byte(ready))
+	switch {
+	case ok && len(why) == 0:
+		return nil
+	case len(why) == 0:
+		why = []byte(fmt.Sprintf("%s does not serve %s", helper, Command))
 	}
-	return nil
+	cmd.Wait()
+	return fmt.Errorf("%w: %s", ErrConfine, why)
 }
+
+// ready is what the helper reports once confined, before the exec.
+const ready = "ready\n"
 
 // serve is the helper's body: parse the arguments, confine this process
 // and execute the command. It returns only on failure.
@@ -129,6 +137,9 @@ func serve(args []string) error {
 	if err := confine(s, argv[0]); err != nil {
 		return fail(err)
 	}
+	if out != os.Stderr {
+		fmt.Fprint(out, ready)
+	}
 	err := syscall.Exec(argv[0], argv, os.Environ())
 	return fail(fmt.Errorf("exec %s: %w", argv[0], err))
 }
@@ -143,8 +154,9 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // confine restricts this process (all its threads) and its future
 // children: Landlock allows reading the system, the program's own
 // directory and the two directories of s, writing only the latter, and
-// no TCP bind or connect (ABI 4 and later); the seccomp filter refuses
-// sockets other than AF_UNIX and leaving the process group.
+// no TCP bind or connect (ABI 4 and later); every capability is dropped;
+// the seccomp filter refuses sockets other than AF_UNIX and leaving the
+// process group.
 func confine(s Spec, prog string) error {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < minABI {
@@ -161,8 +173,38 @@ func confine(s Spec, prog string) error {
 	if err := landlock.V11.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
 	if err := installSeccomp(); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
+}
+
+// dropCapabilities empties this thread's capability sets and bounding
+// set, so that a command started by root does not get them back at exec:
+// root's capabilities (CAP_PERFMON, CAP_SYS_PTRACE…) would let it read
+// other processes' memory and environment, which Landlock alone allows
+// to capable processes.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Permitted|data[1].Permitted != 0 {
+		for c := 0; c < 64; c++ {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); errors.Is(err, unix.EINVAL) {
+				break // past the last capability
+			} else if err != nil {
+				return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+			}
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	data = [2]unix.CapUserData{}
+	return unix.Capset(&hdr, &data[0])
 }
