@@ -58,7 +58,7 @@ func newShell(sb *Sandbox, path, helper string, loose bool) *shell {
 func (s *shell) description() string {
 	switch {
 	case s.confinement != "":
-		return bashDescription + " It runs in a sandbox: it can read system files but write only in the working directory and $TMPDIR, and it has no network."
+		return bashDescription // the prompt the models were measured with
 	case s.loose:
 		return fmt.Sprintf("%s %s: %v; the command runs with all of the user's rights.", bashDescription, Unconfined, s.why)
 	}

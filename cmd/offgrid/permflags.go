@@ -22,6 +22,8 @@ type permFlags struct {
 	allow   []string
 	deny    []string
 	maxRisk string
+	// bashUnconfined lets bash run where the kernel cannot confine it.
+	bashUnconfined bool
 }
 
 func addPermFlags(fs *pflag.FlagSet) *permFlags {
@@ -30,7 +32,16 @@ func addPermFlags(fs *pflag.FlagSet) *permFlags {
 	fs.StringArrayVar(&f.allow, "allow", nil, "allow this tool without asking (repeatable)")
 	fs.StringArrayVar(&f.deny, "deny", nil, "never allow this tool (repeatable)")
 	fs.StringVar(&f.maxRisk, "max-risk", "safe", "allow tools up to this risk without asking: safe, medium or high")
+	fs.BoolVar(&f.bashUnconfined, "bash-unconfined", false, "let bash run commands without a sandbox where the kernel cannot confine them (they can then do anything you can)")
 	return f
+}
+
+// toolOptions are the built-in tools' options the flags set.
+func (f *permFlags) toolOptions() []tools.BuiltinOption {
+	if f.bashUnconfined {
+		return []tools.BuiltinOption{tools.WithUnconfinedBash()}
+	}
+	return nil
 }
 
 // policy builds the permission policy and the prompter from the flags. The
