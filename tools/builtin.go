@@ -15,6 +15,7 @@ type builtinConfig struct {
 	shell    string
 	helper   string // serves sandbox.Command; "" confines nothing
 	loose    bool   // bash may run unconfined where nothing confines it
+	links    bool   // the file tools open hard-linked files
 	journal  *Journal
 	curator  Curator
 }
@@ -51,6 +52,12 @@ func WithUnconfinedBash() BuiltinOption {
 	return func(c *builtinConfig) { c.loose = true }
 }
 
+// WithHardLinks lets the file tools open regular files with more than one
+// hard link, which they refuse by default (see [ErrHardLinked]).
+func WithHardLinks() BuiltinOption {
+	return func(c *builtinConfig) { c.links = true }
+}
+
 // WithJournal records the previous state of every file the file tools
 // write in j, so that the changes can be undone (see [Journal.Undo]).
 func WithJournal(j *Journal) BuiltinOption {
@@ -77,6 +84,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	sb.hardlinks = c.links
 	if c.journal != nil {
 		if err := c.journal.bind(sb); err != nil {
 			return nil, fmt.Errorf("builtin tools: %w", err)

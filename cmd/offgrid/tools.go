@@ -17,7 +17,7 @@ import (
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--bash-unconfined] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
+		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--bash-unconfined] [--allow-hardlinks] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: want list or call", errUsage)
 		}
