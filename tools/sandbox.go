@@ -35,7 +35,7 @@ type Sandbox struct {
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
 // directory. Stale temporary files of interrupted writes in the root
-// directory itself are removed (see [isStaleTemp]).
+// directory itself are removed (see atomicfile.IsStale).
 func NewSandbox(dir string) (*Sandbox, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
