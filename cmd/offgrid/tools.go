@@ -33,16 +33,22 @@ func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // builtinTools opens the built-in tool set over root ("" is the current
-// directory). The bash tool's commands are confined by this executable
-// re-run as the sandbox helper (see sandbox.Serve in main).
+// directory), with the bash tool confined (see [confinement]).
 func builtinTools(root string, opts ...tools.BuiltinOption) (*tools.Registry, error) {
 	if root == "" {
 		root = "."
 	}
-	if exe, err := os.Executable(); err == nil {
-		opts = append(opts, tools.WithConfinement(exe))
+	return tools.Builtin(root, append(opts, confinement()...)...)
+}
+
+// confinement has the bash tool confine its commands with this executable
+// re-run as the sandbox helper (see sandbox.Serve in main).
+func confinement() []tools.BuiltinOption {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil // bash is then unconfined, and says so
 	}
-	return tools.Builtin(root, opts...)
+	return []tools.BuiltinOption{tools.WithConfinement(exe)}
 }
 
 func toolsList(ctx context.Context, env *cliEnv, args []string) error {
