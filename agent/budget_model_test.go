@@ -52,7 +52,11 @@ func TestDefaultModelBudget(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644)
 	os.WriteFile(filepath.Join(dir, "todo.go"), []byte(todo.String()), 0o644)
-	reg, err := tools.Builtin(dir, tools.WithCurator(curator.New(curator.Options{})))
+	exe, err := os.Executable() // the test binary confines bash (see TestMain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.Builtin(dir, tools.WithCurator(curator.New(curator.Options{})), tools.WithConfinement(exe))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // The built-in agent suites, one JSON file each.
@@ -29,6 +31,9 @@ type Suite struct {
 	// MCPServers are the MCP servers tasks may name (see Task.MCP).
 	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
 	Tasks      []Task               `json:"tasks"`
+	// Tools are options for every task's built-in tools, such as the bash
+	// tool's confinement (tools.WithConfinement).
+	Tools []tools.BuiltinOption `json:"-"`
 }
 
 // MCPServer is how a task's MCP server is started: a command and its

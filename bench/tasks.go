@@ -116,7 +116,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
-	reg, err := tools.Builtin(dir)
+	reg, err := tools.Builtin(dir, s.Tools...)
 	if err != nil {
 		return fail(err)
 	}

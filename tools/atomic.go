@@ -10,17 +10,6 @@ import (
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 )
 
-// staleTempAge is how old a temporary file of ours must be before a sweep
-// removes it: far longer than any write takes.
-const staleTempAge = time.Hour
-
-// isStaleTemp reports whether fi is a temporary file a killed write of
-// ours left behind: our naming, a regular file, owned by this user and
-// older than [staleTempAge].
-func isStaleTemp(fi fs.FileInfo, now time.Time) bool {
-	return atomicfile.IsTempName(fi.Name()) && fi.Mode().IsRegular() && ownedByUs(fi) && now.Sub(fi.ModTime()) > staleTempAge
-}
-
 // writeFile replaces the file at rel (a resolved path relative to the root)
 // with data so that a reader (or a crash) sees either the old file or the
 // new one, never a mix. It opens the parent directory once, as a root of
@@ -68,29 +57,14 @@ func (s *Sandbox) writeFile(rel string, data []byte, perm fs.FileMode) (err erro
 	return nil
 }
 
-// sweep removes stale temporary files (see [isStaleTemp]) from dir, the
+// sweep removes stale temporary files (see atomicfile.IsStale) from dir, the
 // directory rel names, the first time the sandbox meets it.
 func (s *Sandbox) sweep(dir *os.Root, rel string) {
 	s.mu.Lock()
 	done := s.swept[rel]
 	s.swept[rel] = true
 	s.mu.Unlock()
-	if done {
-		return
-	}
-	d, err := dir.OpenFile(".", openFlags, 0)
-	if err != nil {
-		return
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	now := time.Now()
-	for _, name := range names {
-		if !atomicfile.IsTempName(name) {
-			continue
-		}
-		if fi, err := dir.Lstat(name); err == nil && isStaleTemp(fi, now) {
-			dir.Remove(name)
-		}
+	if !done {
+		atomicfile.SweepStale(dir, time.Now())
 	}
 }

@@ -116,12 +116,12 @@ func TestWriteFileAtomicRefusesDirectory(t *testing.T) {
 }
 
 // TestStaleTempSweep: temporary files a killed write left behind (our
-// naming, ours, older than staleTempAge) are removed from the root when
+// naming, ours, older than atomicfile.StaleAge) are removed from the root when
 // the tools start and from a directory when a tool first writes there;
 // anything else stays.
 func TestStaleTempSweep(t *testing.T) {
 	root := t.TempDir()
-	old := time.Now().Add(-2 * staleTempAge)
+	old := time.Now().Add(-2 * atomicfile.StaleAge)
 	mk := func(name string, mod time.Time) string {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

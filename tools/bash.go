@@ -8,12 +8,19 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/internal/sandbox"
 )
 
 const bashDescription = "Run a shell command in the working directory and return its exit code, stdout and stderr. The command is killed after timeout_seconds."
+
+// Unconfined is the word the bash tool's description starts its warning
+// with when commands run without a kernel sandbox.
+const Unconfined = "UNCONFINED"
 
 type bashArgs struct {
 	Command        string `json:"command" jsonschema:"the command line, run with bash -c"`
@@ -23,10 +30,39 @@ type bashArgs struct {
 // maxStream caps each of stdout and stderr kept from a command.
 const maxStream = 32 << 10
 
-// shell runs the bash tool's commands in the sandbox root.
+// shell runs the bash tool's commands in the sandbox root, confined by
+// the kernel where it can.
 type shell struct {
-	sb   *Sandbox
-	path string // shell binary; "" finds bash or sh
+	sb     *Sandbox
+	path   string // shell binary; "" finds bash or sh
+	helper string // serves sandbox.Command
+	// confinement names what confines commands; "" when nothing does,
+	// and then why says why and loose whether to run them anyway.
+	confinement string
+	why         error
+	loose       bool
+}
+
+func newShell(sb *Sandbox, path, helper string, loose bool) *shell {
+	s := &shell{sb: sb, path: path, helper: helper, loose: loose}
+	if helper == "" {
+		s.why = errors.New("no sandbox helper was set up")
+	} else {
+		s.confinement, s.why = sandbox.Check()
+	}
+	return s
+}
+
+// description is the tool's description, saying how commands are
+// confined, or that they are not.
+func (s *shell) description() string {
+	switch {
+	case s.confinement != "":
+		return bashDescription // the prompt the models were measured with
+	case s.loose:
+		return fmt.Sprintf("%s %s: %v; the command runs with all of the user's rights.", bashDescription, Unconfined, s.why)
+	}
+	return fmt.Sprintf("%s It is refused here: commands would run %s (%v).", bashDescription, strings.ToLower(Unconfined), s.why)
 }
 
 func (s *shell) binary() (string, error) {
@@ -56,19 +92,42 @@ func (s *shell) run(ctx context.Context, a bashArgs) (string, error) {
 	} else if err != nil {
 		return "", Errorf(TypeOf(err), "cannot enter the working directory: %w", s.sb.pathError(".", err))
 	}
+	if s.confinement == "" && !s.loose {
+		return "", Errorf(TypePermissionDenied, "bash is refused: commands would run unconfined (%v); offgrid's --bash-unconfined allows that", s.why)
+	}
+	// A private temporary directory, $HOME and $TMPDIR of the command.
+	tmp, err := os.MkdirTemp("", "offgrid-bash-")
+	if err == nil {
+		defer os.RemoveAll(tmp)
+		tmp, err = filepath.EvalSymlinks(tmp)
+	}
+	if err != nil {
+		return "", Errorf(TypeIO, "cannot make a temporary directory: %v", err)
+	}
 	timeout := time.Duration(max(a.TimeoutSeconds, 1)) * time.Second
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
 
 	cmd := exec.CommandContext(ctx, bin, "-c", a.Command)
 	cmd.Dir = s.sb.Root()
+	cmd.Env = sandbox.Env(os.Environ(), tmp)
 	stdout, stderr := &capBuffer{max: maxStream}, &capBuffer{max: maxStream}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second // stop waiting for pipes held by orphans
 
 	start := time.Now()
-	err = cmd.Run()
+	if s.confinement != "" {
+		err = sandbox.Start(cmd, s.helper, sandbox.Spec{Root: s.sb.Root(), Tmp: tmp})
+	} else {
+		err = cmd.Start()
+	}
+	if errors.Is(err, sandbox.ErrConfine) || errors.Is(err, sandbox.ErrUnavailable) {
+		return "", Errorf(TypeInternal, "%v", err)
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	elapsed := time.Since(start).Round(time.Millisecond)
 	code := -1
 	if cmd.ProcessState != nil {

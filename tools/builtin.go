@@ -13,6 +13,9 @@ type builtinConfig struct {
 	registry []Option
 	now      func() time.Time
 	shell    string
+	helper   string // serves sandbox.Command; "" confines nothing
+	loose    bool   // bash may run unconfined where nothing confines it
+	links    bool   // the file tools open hard-linked files
 	journal  *Journal
 	curator  Curator
 }
@@ -31,6 +34,28 @@ func WithClock(now func() time.Time) BuiltinOption {
 // from PATH, else /bin/sh).
 func WithShell(path string) BuiltinOption {
 	return func(c *builtinConfig) { c.shell = path }
+}
+
+// WithConfinement has the bash tool run every command confined by the
+// kernel (see package internal/sandbox): helper is an executable that
+// calls sandbox.Serve first in main, offgrid itself. Without it, or where
+// the kernel cannot confine commands, the bash tool is unconfined, and
+// refuses to run unless [WithUnconfinedBash] is given too.
+func WithConfinement(helper string) BuiltinOption {
+	return func(c *builtinConfig) { c.helper = helper }
+}
+
+// WithUnconfinedBash lets the bash tool run commands without confinement
+// where none is available (they can then do anything the user can); its
+// description says so.
+func WithUnconfinedBash() BuiltinOption {
+	return func(c *builtinConfig) { c.loose = true }
+}
+
+// WithHardLinks lets the file tools open regular files with more than one
+// hard link, which they refuse by default (see [ErrHardLinked]).
+func WithHardLinks() BuiltinOption {
+	return func(c *builtinConfig) { c.links = true }
 }
 
 // WithJournal records the previous state of every file the file tools
@@ -59,6 +84,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	sb.hardlinks = c.links
 	if c.journal != nil {
 		if err := c.journal.bind(sb); err != nil {
 			return nil, fmt.Errorf("builtin tools: %w", err)
@@ -68,7 +94,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	r := NewRegistry(c.registry...)
 	fs := &fileTools{sb: sb, curator: c.curator}
 	tasks := &taskList{}
-	sh := &shell{sb: sb, path: c.shell}
+	sh := newShell(sb, c.shell, c.helper, c.loose)
 	for _, add := range []func() error{
 		func() error { return Register(r, "ls", lsDescription, Safe, confined(sb, fs.ls)) },
 		func() error { return Register(r, "read_file", readDescription, Medium, confined(sb, fs.readFile)) },
@@ -91,7 +117,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		func() error { return Register(r, "add_task", addTaskDescription, Safe, tasks.add) },
 		func() error { return Register(r, "list_tasks", listTasksDescription, Safe, tasks.list) },
 		func() error { return Register(r, "update_task", updateTaskDescription, Safe, tasks.update) },
-		func() error { return Register(r, "bash", bashDescription, High, confined(sb, sh.run)) },
+		func() error { return Register(r, "bash", sh.description(), High, confined(sb, sh.run)) },
 	} {
 		if err := add(); err != nil {
 			return nil, fmt.Errorf("builtin tools: %w", err)

@@ -46,7 +46,7 @@ func fixture(t *testing.T) (*Registry, string) {
 		t.Fatal(err)
 	}
 	clock := func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("CET", 3600)) }
-	r, err := Builtin(root, WithClock(clock))
+	r, err := Builtin(root, WithClock(clock), WithConfinement(helperExe(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

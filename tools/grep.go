@@ -150,6 +150,9 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		if errors.Is(err, errTooLarge) {
 			notes = append(notes, fmt.Sprintf("skipped %s: %v", rel, err))
 		}
+		if errors.Is(err, ErrHardLinked) {
+			notes = append(notes, fmt.Sprintf("skipped %s: it has more than one hard link", rel))
+		}
 		if err != nil {
 			return nil // unreadable file: skip it
 		}

@@ -29,11 +29,13 @@ type Sandbox struct {
 	swept map[string]bool // directories already cleared of stale temporary files
 
 	journal *Journal // records writes for undo; nil: none
+
+	hardlinks bool // read regular files with more than one link
 }
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
 // directory. Stale temporary files of interrupted writes in the root
-// directory itself are removed (see [isStaleTemp]).
+// directory itself are removed (see atomicfile.IsStale).
 func NewSandbox(dir string) (*Sandbox, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -292,7 +294,8 @@ const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
 // open opens the file name (a path argument) names for reading, without
 // following any link out of the root and without blocking, and returns it
 // with the descriptor's own FileInfo (fstat: the file actually opened) and
-// the resolved path relative to the root.
+// the resolved path relative to the root. A regular file with more than
+// one hard link is refused (see [ErrHardLinked]).
 func (s *Sandbox) open(name string) (*os.File, fs.FileInfo, string, error) {
 	rel, err := s.resolve(name)
 	if err != nil {
@@ -307,8 +310,19 @@ func (s *Sandbox) open(name string) (*os.File, fs.FileInfo, string, error) {
 		f.Close()
 		return nil, nil, "", s.pathError(name, err)
 	}
+	if n := linkCount(fi); fi.Mode().IsRegular() && n > 1 && !s.hardlinks {
+		f.Close()
+		return nil, nil, "", &Error{Type: TypePermissionDenied, Err: fmt.Errorf("%w: %s has %d hard links, so it may be a file from outside the working directory linked into it; it is not opened (offgrid: --allow-hardlinks)", ErrHardLinked, filepath.ToSlash(name), n)}
+	}
 	return f, fi, rel, nil
 }
+
+// ErrHardLinked is wrapped by the error for a regular file with more than
+// one hard link, which the file tools do not open unless
+// [WithHardLinks] allows it: the root cannot tell such a file from one of
+// the outside linked in (a hard link, unlike a symbolic one, names no
+// path to check).
+var ErrHardLinked = errors.New("hard-linked file")
 
 // fileKind names the type of a file that is not a regular file.
 func fileKind(m fs.FileMode) string {

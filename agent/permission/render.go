@@ -51,6 +51,9 @@ func title(req Request) string {
 	if req.Risk == tools.High {
 		t = "⚠ " + t + " — it can change files or run commands"
 	}
+	if _, warning, ok := strings.Cut(req.Description, tools.Unconfined+": "); ok {
+		t += "\n⚠ " + tools.Unconfined + ": " + visible(warning, maxString)
+	}
 	return t
 }
 

@@ -125,3 +125,21 @@ func TestVisibleInvalidUTF8(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestRenderUnconfined: a tool whose description warns that it runs
+// unconfined shows the warning in the prompt; a confined one does not.
+func TestRenderUnconfined(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir(), tools.WithUnconfinedBash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bash, _ := reg.Lookup("bash")
+	req := Request{Tool: "bash", Description: bash.Description, Risk: bash.Risk, Args: json.RawMessage(`{"command":"ls"}`)}
+	if got := Render(req, nil); !strings.Contains(got, "\n⚠ UNCONFINED: ") || !strings.Contains(got, "all of the user's rights") {
+		t.Errorf("unconfined bash's prompt lacks the warning:\n%s", got)
+	}
+	req.Description = "Run a shell command. It runs in a sandbox."
+	if got := Render(req, nil); strings.Contains(got, "UNCONFINED") {
+		t.Errorf("a confined tool's prompt warns:\n%s", got)
+	}
+}

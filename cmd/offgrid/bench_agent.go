@@ -48,6 +48,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	if err != nil {
 		return err
 	}
+	suite.Tools = confinement() // bash runs as in offgrid run
 	for _, v := range f.mcp {
 		s, err := mcp.ParseFlag(v)
 		if err != nil {

@@ -110,7 +110,7 @@ func extractBundled(ctx context.Context, env *cliEnv, exe string, info bundle.In
 		return "", err
 	}
 	if bundle.Cached(dir, info) {
-		return bundle.CachePath(dir, info), nil
+		return bundle.Extract(ctx, exe, info, dir) // finds it, and clears stale temporary files
 	}
 	fmt.Fprintf(env.stderr, "offgrid: unpacking the bundled model %s (%s) into %s (first run only)... ", info.Name, humanBytes(info.Size), dir)
 	start := time.Now()

@@ -22,6 +22,10 @@ type permFlags struct {
 	allow   []string
 	deny    []string
 	maxRisk string
+	// bashUnconfined lets bash run where the kernel cannot confine it.
+	bashUnconfined bool
+	// hardlinks lets the file tools open files with several hard links.
+	hardlinks bool
 }
 
 func addPermFlags(fs *pflag.FlagSet) *permFlags {
@@ -30,7 +34,21 @@ func addPermFlags(fs *pflag.FlagSet) *permFlags {
 	fs.StringArrayVar(&f.allow, "allow", nil, "allow this tool without asking (repeatable)")
 	fs.StringArrayVar(&f.deny, "deny", nil, "never allow this tool (repeatable)")
 	fs.StringVar(&f.maxRisk, "max-risk", "safe", "allow tools up to this risk without asking: safe, medium or high")
+	fs.BoolVar(&f.bashUnconfined, "bash-unconfined", false, "let bash run commands without a sandbox where the kernel cannot confine them (they can then do anything you can)")
+	fs.BoolVar(&f.hardlinks, "allow-hardlinks", false, "let the file tools read and edit files with more than one hard link (such a file may be one from outside the directory, linked in)")
 	return f
+}
+
+// toolOptions are the built-in tools' options the flags set.
+func (f *permFlags) toolOptions() []tools.BuiltinOption {
+	var opts []tools.BuiltinOption
+	if f.bashUnconfined {
+		opts = append(opts, tools.WithUnconfinedBash())
+	}
+	if f.hardlinks {
+		opts = append(opts, tools.WithHardLinks())
+	}
+	return opts
 }
 
 // policy builds the permission policy and the prompter from the flags. The

@@ -104,7 +104,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	}
 
 	journal := &tools.Journal{} // for /undo
-	topts := []tools.BuiltinOption{tools.WithJournal(journal)}
+	topts := append(f.perm.toolOptions(), tools.WithJournal(journal))
 	var cur *sessionCurator
 	switch f.curator {
 	case "ranked", "model":

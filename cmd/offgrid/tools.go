@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -16,7 +17,7 @@ import (
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
+		fmt.Fprintln(env.stderr, "Usage:\n  offgrid tools list [--json] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']\n  offgrid tools call NAME ['JSON'|-] [--yes] [--allow NAME] [--deny NAME] [--max-risk R] [--bash-unconfined] [--allow-hardlinks] [--root DIR] [--mcp 'NAME=COMMAND ARGS…']")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: want list or call", errUsage)
 		}
@@ -32,12 +33,22 @@ func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // builtinTools opens the built-in tool set over root ("" is the current
-// directory).
+// directory), with the bash tool confined (see [confinement]).
 func builtinTools(root string, opts ...tools.BuiltinOption) (*tools.Registry, error) {
 	if root == "" {
 		root = "."
 	}
-	return tools.Builtin(root, opts...)
+	return tools.Builtin(root, append(opts, confinement()...)...)
+}
+
+// confinement has the bash tool confine its commands with this executable
+// re-run as the sandbox helper (see sandbox.Serve in main).
+func confinement() []tools.BuiltinOption {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil // bash is then unconfined, and says so
+	}
+	return []tools.BuiltinOption{tools.WithConfinement(exe)}
 }
 
 func toolsList(ctx context.Context, env *cliEnv, args []string) error {
@@ -142,7 +153,7 @@ func toolsCall(ctx context.Context, env *cliEnv, args []string) error {
 			raw = b
 		}
 	}
-	reg, servers, err := sessionTools(ctx, env, *root, mcpf)
+	reg, servers, err := sessionTools(ctx, env, *root, mcpf, perm.toolOptions()...)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/internal/sandbox"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -42,6 +43,11 @@ func toolsRoot(t *testing.T) string {
 
 func TestToolsCall(t *testing.T) {
 	root, config := toolsRoot(t), t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outside, []byte("outside\n"), 0o644)
+	if err := os.Link(outside, filepath.Join(root, "linked.txt")); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		stdin string
@@ -63,6 +69,17 @@ func TestToolsCall(t *testing.T) {
 		{"unknown tool", "", []string{"call", "rm", "{}"}, 1, tools.TypeNotFound, "the tools are ls"},
 		{"invalid arguments", "", []string{"call", "ls", `{"max_entries":0}`}, 1, tools.TypeValidationFailed, `"max_entries" must be at least 1`},
 		{"bash", "", []string{"call", "bash", `{"command":"ls"}`, "--yes"}, 0, tools.TypeNone, "README"},
+		{"bash is confined", "", []string{"call", "bash", `{"command":"touch ../escape"}`, "--yes"}, 0, tools.TypeNone, "Permission denied"},
+		{"hard link", "", []string{"call", "read_file", `{"path":"linked.txt"}`, "--yes"}, 1, tools.TypePermissionDenied, "--allow-hardlinks"},
+		{"--allow-hardlinks", "", []string{"call", "read_file", `{"path":"linked.txt"}`, "--yes", "--allow-hardlinks"}, 0, tools.TypeNone, "1: outside"},
+	}
+	if _, err := sandbox.Check(); err != nil {
+		t.Logf("bash is refused here, the kernel cannot confine it: %v", err)
+		for i, c := range cases {
+			if c.args[1] == "bash" && c.code == 0 {
+				cases[i].code, cases[i].typ, cases[i].has = 1, tools.TypePermissionDenied, "--bash-unconfined"
+			}
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Temporary files are named ".og-XXXXXX.tmp": short, so that a target name
@@ -89,6 +91,13 @@ func WriteFileIn(dir *os.Root, name string, data []byte, perm fs.FileMode) (err 
 	return nil
 }
 
+// CreateTemp creates a new temporary file in dir (mode 0600) with a name
+// [IsTempName] recognises, for a caller that writes it in pieces and
+// renames it into place itself; a killed write leaves it to [SweepStale].
+func CreateTemp(dir *os.Root) (name string, f *os.File, err error) {
+	return createTemp(dir)
+}
+
 // createTemp creates a new temporary file in dir.
 func createTemp(dir *os.Root) (string, *os.File, error) {
 	for range 100 {
@@ -100,6 +109,40 @@ func createTemp(dir *os.Root) (string, *os.File, error) {
 		return name, f, err
 	}
 	return "", nil, fmt.Errorf("atomicfile: could not create a temporary file in %s", dir.Name())
+}
+
+// StaleAge is how old a temporary file must be before [SweepStale] takes
+// it for one a killed write left behind: far longer than any write takes
+// (writing keeps a file's modification time fresh).
+const StaleAge = time.Hour
+
+// IsStale reports whether fi, seen at now, is a temporary file a killed
+// write left behind: this package's naming, a regular file, owned by this
+// process's user and not modified for [StaleAge].
+func IsStale(fi fs.FileInfo, now time.Time) bool {
+	return IsTempName(fi.Name()) && fi.Mode().IsRegular() && ownedByUs(fi) && now.Sub(fi.ModTime()) > StaleAge
+}
+
+// SweepStale removes the stale temporary files (see [IsStale]) directly
+// in dir and returns their names. It is best effort: what cannot be read
+// or removed stays.
+func SweepStale(dir *os.Root, now time.Time) []string {
+	d, err := dir.OpenFile(".", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	var removed []string
+	for _, name := range names {
+		if !IsTempName(name) {
+			continue
+		}
+		if fi, err := dir.Lstat(name); err == nil && IsStale(fi, now) && dir.Remove(name) == nil {
+			removed = append(removed, name)
+		}
+	}
+	return removed
 }
 
 // SyncDir makes renames in dir durable as far as the file system allows.

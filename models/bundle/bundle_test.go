@@ -10,9 +10,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
@@ -431,5 +434,66 @@ func BenchmarkCached(b *testing.B) {
 		if !Cached(dir, info) {
 			b.Fatal("not cached")
 		}
+	}
+}
+
+// TestExtractSweepsStale: temporary files that killed extractions left in
+// the cache (our naming, ours, untouched for an hour) are removed when a
+// bundle starts; a fresh one, which a running extraction may be writing,
+// and files of other naming stay.
+func TestExtractSweepsStale(t *testing.T) {
+	exe, _ := testExe(t)
+	out := filepath.Join(t.TempDir(), "agent")
+	info, err := Write(context.Background(), out, exe, synthModel(t), Options{Name: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "bundled")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	old := time.Now().Add(-2 * atomicfile.StaleAge)
+	temp := func(mod time.Time) string {
+		name, f, err := atomicfile.CreateTemp(root) // as an extraction makes it
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(make([]byte, 1<<20))
+		f.Close()
+		if err := root.Chtimes(name, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	stale, fresh := temp(old), temp(time.Now())
+	other := ".tmp-0123456789abcdef-1.gguf"
+	if err := os.WriteFile(filepath.Join(cache, other), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(cache, other), old, old)
+
+	if _, err := Extract(context.Background(), out, info, cache); err != nil {
+		t.Fatal(err)
+	}
+	got := entries(t, cache)
+	want := []string{fresh, other, info.SHA256 + ".gguf", info.SHA256 + ".json"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("cache holds %v, want %v (the stale %s removed)", got, want, stale)
+	}
+	// A cached model's start sweeps too.
+	if err := root.Chtimes(fresh, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Extract(context.Background(), out, info, cache); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(entries(t, cache), fresh) {
+		t.Errorf("a stale temporary file survived a cached start")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -81,13 +82,21 @@ func probeFile(path string, size int64) (string, error) {
 // the payload into a temporary file in dir, checks its size and SHA-256
 // and renames it into place; later calls find it with Cached. A damaged
 // payload yields an error wrapping ErrCorrupt and leaves nothing in dir.
+// Temporary files that killed extractions left in dir are removed first
+// (see atomicfile.SweepStale).
 func Extract(ctx context.Context, path string, info Info, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("bundle: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", fmt.Errorf("bundle: %w", err)
+	}
+	defer root.Close()
+	atomicfile.SweepStale(root, time.Now())
 	dst := CachePath(dir, info)
 	if Cached(dir, info) {
 		return dst, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("bundle: %w", err)
 	}
 	// A model left without its record (a crash between the two renames)
 	// is kept if it hashes right.
@@ -102,7 +111,7 @@ func Extract(ctx context.Context, path string, info Info, dir string) (string, e
 		return "", err
 	}
 	defer f.Close()
-	tmp, err := os.CreateTemp(dir, ".tmp-"+info.SHA256[:16]+"-*.gguf")
+	name, tmp, err := atomicfile.CreateTemp(root)
 	if err != nil {
 		return "", fmt.Errorf("bundle: %w", err)
 	}
@@ -110,7 +119,7 @@ func Extract(ctx context.Context, path string, info Info, dir string) (string, e
 	defer func() {
 		if !ok {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			root.Remove(name)
 		}
 	}()
 	if err := decode(ctx, f, info, tmp); err != nil {
@@ -125,7 +134,7 @@ func Extract(ctx context.Context, path string, info Info, dir string) (string, e
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	if err := root.Rename(name, filepath.Base(dst)); err != nil {
 		return "", fmt.Errorf("bundle: %w", err)
 	}
 	ok = true

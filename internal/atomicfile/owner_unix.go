@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package atomicfile
 
 import (
 	"io/fs"

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package tools
+
+import "io/fs"
+
+// linkCount cannot count hard links here: every file counts as having one.
+func linkCount(fi fs.FileInfo) uint64 { return 1 }
