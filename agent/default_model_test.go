@@ -25,14 +25,20 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	return loadModel(t, storeModelPath(t, "default"), 1)
 }
 
-// builtinDir returns the built-in tools over a directory holding notes.txt
-// and main.go.
+// builtinDir returns the built-in tools, bash confined, over a directory
+// holding notes.txt and main.go.
 func builtinDir(t *testing.T) (*tools.Registry, []grammar.Tool) {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
-	reg, err := tools.Builtin(dir)
+	// bash confined as offgrid run confines it (the test binary is the
+	// sandbox helper, see TestMain); unconfined it would be refused.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.Builtin(dir, tools.WithConfinement(exe))
 	if err != nil {
 		t.Fatal(err)
 	}
