@@ -32,15 +32,7 @@ func TestBuiltinSuite(t *testing.T) {
 		}
 	}
 	// Every task fails when the agent does nothing: no check is vacuous.
-	for _, task := range s.Tasks {
-		dir := t.TempDir()
-		if err := s.setUp(task, dir); err != nil {
-			t.Fatal(err)
-		}
-		if why := s.check(task, outcome{dir: dir, answer: "", finished: true, now: time.Now()}); len(why) == 0 {
-			t.Errorf("%s passes without the agent doing anything", task.ID)
-		}
-	}
+	notVacuous(t, s)
 }
 
 // TestMCPSuite: the MCP suite parses, its checks are not vacuous, and a
@@ -51,15 +43,7 @@ func TestMCPSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, task := range s.Tasks {
-		dir := t.TempDir()
-		if err := s.setUp(task, dir); err != nil {
-			t.Fatal(err)
-		}
-		if why := s.check(task, outcome{dir: dir, answer: "", finished: true, now: time.Now()}); len(why) == 0 {
-			t.Errorf("%s passes without the agent doing anything", task.ID)
-		}
-	}
+	notVacuous(t, s)
 	// --mcp's servers join every task (of another copy of the suite: this
 	// one's first task is started below).
 	extra, err := LoadSuite("mcp")
@@ -198,5 +182,20 @@ func TestAgentReports(t *testing.T) {
 	var back AgentResults
 	if b, _ := os.ReadFile(filepath.Join(dir, "results.json")); json.Unmarshal(b, &back) != nil || len(back.Runs[0].Tasks) != 2 {
 		t.Error("results.json does not round-trip")
+	}
+}
+
+// notVacuous checks that every task of s fails when the agent does
+// nothing.
+func notVacuous(t *testing.T, s *Suite) {
+	t.Helper()
+	for _, task := range s.Tasks {
+		dir := t.TempDir()
+		if err := s.setUp(task, dir); err != nil {
+			t.Fatal(err)
+		}
+		if why := s.check(task, outcome{dir: dir, answer: "", finished: true, now: time.Now()}); len(why) == 0 {
+			t.Errorf("%s passes without the agent doing anything", task.ID)
+		}
 	}
 }
