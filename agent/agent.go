@@ -326,16 +326,15 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
-		if c, ok := repeats.again(comp.Calls); ok && a.opts.OnRepeat == RepeatAnother && !retried && !textOnly &&
-			len(a.defs) > 1 && !a.opts.NoGrammar {
-			// Once per turn: the same reply again, the repeated tool left
-			// out of its grammar.
-			retried = true
-			exclude = []string{c.Name}
-			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked for another call or an answer", c.Name)})
-			continue
-		}
 		if c, ok := repeats.again(comp.Calls); ok && (a.opts.OnRepeat == RepeatAnswer || a.opts.OnRepeat == RepeatAnother) && !textOnly {
+			if a.opts.OnRepeat == RepeatAnother && !retried && len(a.defs) > 1 && !a.opts.NoGrammar {
+				// Once per turn: the same reply again, the repeated tool
+				// left out of its grammar.
+				retried = true
+				exclude = []string{c.Name}
+				on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked for another call or an answer", c.Name)})
+				continue
+			}
 			// The results are in the context already: have the model
 			// answer from them instead of running the call again.
 			on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
