@@ -103,6 +103,7 @@ type prompt struct {
 	format   grammar.Format
 	grammar  *grammar.ToolGrammar // nil: unconstrained
 	tools    []grammar.Tool       // offered tools
+	admitted []grammar.Tool       // the tools the grammar admits (req.Exclude left out)
 	warnings []string
 }
 
@@ -149,7 +150,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 		if err != nil {
 			return p, err
 		}
-		p.grammar = g
+		p.grammar, p.admitted = g, admitted
 	}
 
 	// Native: the template presents the tools and renders calls itself,
@@ -318,7 +319,7 @@ func (c *Completer) engineGrammar(tg *grammar.ToolGrammar) *inference.Grammar {
 func (c *Completer) continueCall(ctx context.Context, req CompletionRequest, p prompt, ir inference.Request,
 	vis *visibleStream, st grammar.CallStart, first inference.Result) (inference.Result, error) {
 	before := vis.raw.String()[:st.Pos]
-	tg, err := grammar.ForTools(p.tools, p.format, grammar.ToolOptions{
+	tg, err := grammar.ForTools(p.admitted, p.format, grammar.ToolOptions{
 		ToolChoice: grammar.Required, Parallel: req.Parallel, Opening: &st.Opening})
 	if err != nil {
 		return first, err
