@@ -61,6 +61,12 @@ type Options struct {
 	// models shown tool definitions keep calling; without them they
 	// answer.
 	Answer AnswerStyle
+	// AnswerAfterChange ends a turn with the model's answer (written as
+	// Answer says) once a call that changes something (a high-risk tool:
+	// a file edit or a command) has succeeded, instead of offering the
+	// tools again. Small models that made the change asked for go on to
+	// make it again, or another one, and damage the file.
+	AnswerAfterChange bool
 	// Remind adds the user's request to the last tool result of each
 	// round, asking for an answer or a further call: small models
 	// otherwise tend to repeat the call instead of answering.
@@ -374,6 +380,14 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
 			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
 		}
+		if a.opts.AnswerAfterChange && changed(x.Calls()) && !textOnly && step.Action != ActionStop && ctx.Err() == nil {
+			on(Event{Type: EventWarning, Text: "a change was made; the model is asked to answer"})
+			if a.opts.Answer == AnswerSeparate {
+				return a.answerSeparately(ctx, a.budget.turn, &turn, on)
+			}
+			textOnly = true
+			continue
+		}
 		if a.opts.Remind {
 			last := &a.history[len(a.history)-1]
 			last.Content += fmt.Sprintf("\n\n(Use this to answer the request %q in plain text, or call another tool if it needs one.)", text)
@@ -387,6 +401,17 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return a.stop(&turn, step.Err, on)
 		}
 	}
+}
+
+// changed reports whether one of calls changed something: a high-risk
+// tool that ran and succeeded.
+func changed(calls []*Pending) bool {
+	for _, p := range calls {
+		if p.Tool != nil && p.Tool.Risk >= tools.High && p.Result.Success {
+			return true
+		}
+	}
+	return false
 }
 
 // refreshTools takes the registry's tools again when they changed since
@@ -465,8 +490,8 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 
 // answerMessages is the conversation for an answer without tools: earlier
 // turns as text (tool calls and results left out, neighbours of one role
-// merged, as some templates require alternating roles), then the request
-// with the turn's calls and their results.
+// merged, as some templates require alternating roles), then the turn's
+// results, each in a code fence, and the request.
 func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
 	var msgs []Message
 	add := func(role, content string) {
@@ -486,17 +511,23 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		}
 	}
 	var b strings.Builder
-	b.WriteString(request)
 	for _, c := range calls {
 		if c.Denied {
 			// In the user's voice: "permission_denied" read as a system
 			// problem had small models explain file permissions.
-			fmt.Fprintf(&b, "\n\nI did not allow the tool %s %s to run.", c.Name, argsOrEmpty(c.Arguments))
+			fmt.Fprintf(&b, "I did not allow %s %s to run.\n\n", c.Name, argsOrEmpty(c.Arguments))
 			continue
 		}
 		out := result(c)
 		fence := codeFence(out)
-		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", fence, strings.TrimRight(out, "\n"), fence)
+	}
+	b.WriteString(request)
+	if len(calls) > 0 {
+		// Measured on the agent suite: the results first and the request
+		// last, with no word of tools, had the 0.5B answer the request
+		// where "I ran the tool…" had it describe the tool.
+		b.WriteString("\n\nAnswer from the text above.")
 	}
 	add(RoleUser, b.String())
 	return msgs

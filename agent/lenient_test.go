@@ -170,8 +170,7 @@ func TestAgentAnswerSeparate(t *testing.T) {
 		t.Fatalf("turn %+v", turn)
 	}
 	p := h.eng.prompts[4]
-	want := "Hello there.<|im_end|>\n<|im_start|>user\nEcho hi and add 2 and 3.\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n```\nhi\n```" +
-		"\n\nI ran the tool add {\"a\":2,\"b\":3} and it returned:\n```\n5\n```<|im_end|>\n<|im_start|>assistant\n"
+	want := "Hello there.<|im_end|>\n<|im_start|>user\n```\nhi\n```\n\n```\n5\n```\n\nEcho hi and add 2 and 3.\n\nAnswer from the text above.<|im_end|>\n<|im_start|>assistant\n"
 	if !strings.HasSuffix(p, want) || strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
@@ -210,8 +209,7 @@ func TestAnswerMessages(t *testing.T) {
 	want := []Message{
 		{Role: RoleUser, Content: "a\n\nb"},
 		{Role: RoleAssistant, Content: "c"},
-		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````" +
-			"\n\nI did not allow the tool rm {\"path\":\"x\"} to run."},
+		{Role: RoleUser, Content: "````\na ``` fence\n````\n\nI did not allow rm {\"path\":\"x\"} to run.\n\nq\n\nAnswer from the text above."},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q", got)
@@ -241,7 +239,47 @@ func TestAgentRepeatAnother(t *testing.T) {
 	if last := h.eng.reqs[4].Grammar; last == nil || checkAccepts(last, "It says hi; 5.") != nil || checkAccepts(last, other) == nil {
 		t.Fatalf("the second repeat was not answered in text: %+v", last)
 	}
+	// The retry may open its call another way (a bare object): the
+	// grammar it is continued under leaves the tool out too.
+	bare := func(name, args string) string { return `{"name": "` + name + `", "arguments": ` + args + `}` }
+	h = newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnother}, permission.Config{}, nil,
+		c, c, "!nogrammar"+bare("echo", `{"text":"hi"}`), bare("add", `{"a":2,"b":3}`), "5.")
+	turn = h.send("Echo hi.")
+	if len(turn.Calls) != 2 || turn.Calls[1].Name != "add" {
+		t.Fatalf("turn %+v", turn)
+	}
+	if g := h.eng.reqs[3].Grammar; g == nil || checkAccepts(g, bare("echo", `{"text":"hi"}`)) == nil || checkAccepts(g, bare("add", `{"a":2,"b":3}`)) != nil {
+		t.Fatalf("the continued retry's grammar admits the repeated tool, or not the other: %+v", g)
+	}
 	if p, err := ParseRepeatPolicy("another"); err != nil || p != RepeatAnother {
 		t.Fatalf("ParseRepeatPolicy(another) = %q, %v", p, err)
+	}
+}
+
+// TestAgentAnswerAfterChange: with AnswerAfterChange, a successful
+// high-risk call ends the turn with an answer (here in the prompt without
+// tools); a failed or denied one, or a safe one, lets the model go on.
+func TestAgentAnswerAfterChange(t *testing.T) {
+	w, e := hermes(call("write_note", `{"text":"x"}`)), hermes(call("echo", `{"text":"hi"}`))
+	opts := Options{AnswerAfterChange: true, Answer: AnswerSeparate}
+	h := newHarness(t, hermesInfo, opts, permission.Config{AllowAll: true}, nil, e, w, "Wrote x.")
+	turn := h.send("Echo hi, then write x.")
+	if turn.Stop != nil || turn.Content != "Wrote x." || len(turn.Calls) != 2 || turn.Replies != 3 {
+		t.Fatalf("turn %+v", turn)
+	}
+	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "```\nwritten\n```\n\nEcho hi, then write x.") {
+		t.Fatalf("answer prompt:\n%s", p)
+	}
+	// Denied: the model is offered the tools again.
+	h = newHarness(t, hermesInfo, opts, permission.Config{}, nil, w, "I may not write it.")
+	turn = h.send("Write x.")
+	if turn.Content != "I may not write it." || !turn.Calls[0].Denied || !strings.Contains(h.eng.prompts[1], "<tools>") {
+		t.Fatalf("turn %+v\n%s", turn, h.eng.prompts[1])
+	}
+	// Inline: the answer is made under a text-only grammar.
+	h = newHarness(t, hermesInfo, Options{AnswerAfterChange: true}, permission.Config{AllowAll: true}, nil, w, "Wrote x.")
+	turn = h.send("Write x.")
+	if last := h.eng.reqs[1]; turn.Content != "Wrote x." || last.Grammar == nil || checkAccepts(last.Grammar, w) == nil {
+		t.Fatalf("turn %+v, grammar %+v", turn, last.Grammar)
 	}
 }

@@ -69,7 +69,7 @@ type Task struct {
 // the task's directory and {year} for the current year.
 type Checks struct {
 	// Called lists calls that must happen: the tool, and substrings its
-	// arguments (as JSON) must contain.
+	// arguments (as JSON) must contain (case-insensitive).
 	Called []CallCheck `json:"called,omitempty"`
 	// NotCalled lists tools that must not be called; NoTools forbids all.
 	NotCalled []string `json:"not_called,omitempty"`
@@ -242,7 +242,7 @@ func (s *Suite) check(t Task, o outcome) []string {
 	}
 	for _, want := range c.Called {
 		if !slices.ContainsFunc(o.calls, func(r CallRecord) bool {
-			return r.Name == want.Tool && containsAll(string(r.Arguments), want.Args, expand, false)
+			return r.Name == want.Tool && containsAll(string(r.Arguments), want.Args, expand, true)
 		}) {
 			fail("no call %s with arguments containing %q", want.Tool, want.Args)
 		}

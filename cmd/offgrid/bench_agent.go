@@ -33,6 +33,8 @@ type agentBenchFlags struct {
 	modes, results, roles []string
 	toolPrompts           []string
 	remind                bool
+	system                string
+	afterChange           []string
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -80,6 +82,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	for _, a := range f.answers {
 		if _, err := agent.ParseAnswerStyle(a); err != nil {
 			return fmt.Errorf("%w: --answer: %v", errUsage, err)
+		}
+	}
+	for _, v := range f.afterChange {
+		if v != "continue" && v != "answer" {
+			return fmt.Errorf("%w: --after-change: want continue or answer, not %q", errUsage, v)
 		}
 	}
 	for _, tp := range f.toolPrompts {
@@ -138,12 +145,14 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 // agentConfig is one way of driving the agent that bench --agent measures.
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
+	afterChange                                                string
 	remind                                                     bool
+	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind}}
+	out := []agentConfig{{remind: f.remind, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -161,6 +170,7 @@ func (f agentBenchFlags) configs(grammars []string) []agentConfig {
 	each(f.toolPrompts, func(c *agentConfig, v string) { c.toolPrompt = v })
 	each(f.onRepeat, func(c *agentConfig, v string) { c.onRepeat = v })
 	each(f.answers, func(c *agentConfig, v string) { c.answer = v })
+	each(f.afterChange, func(c *agentConfig, v string) { c.afterChange = v })
 	return out
 }
 
@@ -172,6 +182,8 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.CompactTools = c.toolPrompt == "compact"
 	o.OnRepeat = agent.RepeatPolicy(c.onRepeat)
 	o.Remind = c.remind
+	o.AnswerAfterChange = c.afterChange == "answer"
+	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
 }
 
@@ -184,8 +196,14 @@ func (c agentConfig) label() string {
 	if c.remind {
 		l += "+remind"
 	}
-	if c.onRepeat == string(agent.RepeatAnswer) {
-		l += "+answer on repeat"
+	if c.system != "" {
+		l += "+system"
+	}
+	if c.afterChange == "answer" {
+		l += "+answer after change"
+	}
+	if c.onRepeat == string(agent.RepeatAnswer) || c.onRepeat == string(agent.RepeatAnother) {
+		l += "+" + c.onRepeat + " on repeat"
 		if c.answer == string(agent.AnswerSeparate) {
 			l += " (separate)"
 		}

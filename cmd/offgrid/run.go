@@ -30,6 +30,7 @@ type runFlags struct {
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
 	verbosePrompt, remind       bool
+	answerAfterChange           bool
 	compactTools                bool
 	curator                     string
 	noPromptCache               bool
@@ -87,6 +88,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn), answer (not run; the model answers in text instead) or another (not run; once per turn the model must call another tool or answer, then as answer); default: the model's catalog setting, else stop")
 	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results folded into the request); default: the model's catalog setting, else inline")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
+	fs.BoolVar(&f.answerAfterChange, "answer-after-change", false, "once a call that changes something (a file edit, a command) succeeds, the model answers instead of calling again (as --answer says); default: the model's catalog setting")
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
@@ -201,6 +203,9 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		if !ld.changed("remind") {
 			opts.Remind = d.Remind
 		}
+		if !ld.changed("answer-after-change") {
+			opts.AnswerAfterChange = d.AnswerAfterChange
+		}
 		if f.answer == "" && d.Answer != "" {
 			opts.Answer = agent.AnswerStyle(d.Answer)
 		}
@@ -281,15 +286,16 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	}
 	return agent.Options{
 		System: f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
-		Sampling:      sampling,
-		MaxTokens:     f.maxTokens,
-		Limits:        agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
-		Results:       results,
-		ResultsAsUser: f.resultRole == "user",
-		Remind:        f.remind,
-		CompactTools:  f.compactTools,
-		OnRepeat:      onRepeat,
-		Answer:        answer,
+		Sampling:          sampling,
+		MaxTokens:         f.maxTokens,
+		Limits:            agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
+		Results:           results,
+		ResultsAsUser:     f.resultRole == "user",
+		Remind:            f.remind,
+		AnswerAfterChange: f.answerAfterChange,
+		CompactTools:      f.compactTools,
+		OnRepeat:          onRepeat,
+		Answer:            answer,
 	}, nil
 }
 
