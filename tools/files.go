@@ -183,7 +183,7 @@ func humanSize(n int64) string {
 
 // ---- read_file
 
-const readDescription = "Read a text file as numbered lines 'N: text', from line offset (default 1) to the end; a long file comes in parts, each ending with the offset to continue from."
+const readDescription = "Read a text file as numbered lines 'N: text': the whole file, or with offset and limit part of a long one."
 
 // maxWholeFile is the largest file read_file reads without a window and
 // the largest file the line tools edit.
@@ -202,7 +202,8 @@ const maxLine = 1 << 20
 
 type readArgs struct {
 	Path   string `json:"path" jsonschema:"file, relative to the working directory"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line to read" minimum:"1"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line, 1-based" minimum:"1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most lines" minimum:"1"`
 }
 
 // sniffLen is how much of a file is checked for NUL bytes, as git does.
@@ -219,9 +220,9 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	if err := checkRegular(a.Path, fi, "; use ls to list it"); err != nil {
 		return "", err
 	}
-	windowed := a.Offset > 0
+	windowed := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > maxWholeFile && !windowed {
-		return "", Errorf(TypeValidationFailed, "%s is %s, more than the %s read_file returns at once; give an offset to read from",
+		return "", Errorf(TypeValidationFailed, "%s is %s, more than the %s read_file returns at once; give offset and limit to read a part",
 			a.Path, humanSize(fi.Size()), humanSize(maxWholeFile))
 	}
 	br := bufio.NewReaderSize(fh, 64<<10)
@@ -256,6 +257,10 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		n++
 		if n < start {
 			continue
+		}
+		if a.Limit > 0 && n-start >= a.Limit {
+			fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
+			return b.String(), nil
 		}
 		if b.Len() >= maxReadText {
 			total := ""

@@ -24,7 +24,7 @@ type task struct {
 }
 
 type addTaskArgs struct {
-	Description string `json:"description" jsonschema:"what the task is"`
+	Description string `json:"description"`
 }
 
 type listTasksArgs struct {
