@@ -106,7 +106,7 @@ func TestBuiltinSet(t *testing.T) {
 		}
 	}
 	ls, _ := r.Lookup("ls")
-	if order := strings.Join(propertyOrder(t, ls.Parameters), ","); order != "path,show_hidden,sort_by" {
+	if order := strings.Join(propertyOrder(t, ls.Parameters), ","); order != "path,show_hidden,sort_by,reverse,max_entries" {
 		t.Errorf("ls parameters in order %s", order)
 	}
 }
@@ -118,17 +118,18 @@ func TestLs(t *testing.T) {
 		{"hidden", "ls", `{"show_hidden":true}`, TypeNone, []string{".hidden/", ".gitignore", ".git/"}, nil},
 		{"subdirectory", "ls", `{"path":"sub"}`, TypeNone, []string{"lib.go", "deep/", "1 dir"}, nil},
 		{"sizes", "ls", `{"path":"sub/deep"}`, TypeNone, []string{"26 B", "1 file, 0 dirs, total size 26 B"}, nil},
+		{"max entries", "ls", `{"max_entries":2}`, TypeNone, []string{"showing 2 of"}, nil},
 		{"empty dir", "ls", `{"path":"big"}`, TypeNone, []string{"(empty directory)", "0 files"}, nil},
 		{"parent", "ls", `{"path":"../"}`, TypePermissionDenied, []string{"outside the working directory"}, nil},
 		{"absolute", "ls", `{"path":"/etc"}`, TypePermissionDenied, []string{"absolute"}, nil},
 		{"missing", "ls", `{"path":"nope"}`, TypeNotFound, nil, nil},
 		{"file", "ls", `{"path":"main.go"}`, TypeNone, []string{"File: main.go", "FILE", "main.go", "not a directory"}, []string{"lib.go"}},
 		{"bad sort", "ls", `{"sort_by":"date"}`, TypeValidationFailed, []string{"sort_by"}, nil},
-		{"no max_entries", "ls", `{"max_entries":2}`, TypeValidationFailed, []string{"unknown argument \"max_entries\""}, nil},
+		{"too many", "ls", `{"max_entries":1001}`, TypeValidationFailed, []string{"at most 1000"}, nil},
 		{"bad json", "ls", `{"path":`, TypeParse, nil, nil},
 	})
-	// Sorting: by size, largest first, as ls -S.
-	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size"}`))
+	// Sorting: by size, largest first with reverse.
+	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size","reverse":true}`))
 	lines := strings.Split(res.Text(), "\n")
 	if !strings.Contains(lines[2], "main.go") {
 		t.Errorf("largest entry not first:\n%s", res.Text())
@@ -264,24 +265,24 @@ func TestInsertLines(t *testing.T) {
 		toolCase
 		file, want string
 	}{
-		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"2.5a\n2.5b"}`, TypeNone,
+		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5a\n2.5b"}`, TypeNone,
 			[]string{"Inserted 2 lines before line 3", "     1: one\n     2: two\n+    3: 2.5a\n+    4: 2.5b\n     5: three\n     6: four\n"}, nil},
 			"notes.txt", "one\ntwo\n2.5a\n2.5b\nthree\nfour\nfive\n"},
-		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"new_content":"zero"}`, TypeNone, nil, nil},
+		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"zero"}`, TypeNone, nil, nil},
 			"notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"new_content":"six"}`, TypeNone, []string{"at the end"}, nil},
+		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`, TypeNone, []string{"at the end"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n"},
-		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"new_content":"z"}`, TypeNone, nil, nil},
+		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"line_end":3,"new_content":"z"}`, TypeNone, nil, nil},
 			"noeol.txt", "x\ny\nz"},
-		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"new_content":"first"}`, TypeNone, nil, nil},
+		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"line_end":1,"new_content":"first"}`, TypeNone, nil, nil},
 			"empty.txt", "first\n"},
-		{toolCase{"no line_end", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":2,"new_content":"x"}`, TypeValidationFailed, []string{"line_end"}, nil},
+		{toolCase{"end differs", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"x"}`, TypeValidationFailed, []string{"must equal line_start"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"new_content":"x"}`, TypeValidationFailed, []string{"1 to 6"}, nil},
+		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`, TypeValidationFailed, []string{"1 to 6"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"new_content":""}`, TypeValidationFailed, []string{"empty"}, nil},
+		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":""}`, TypeValidationFailed, []string{"empty"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"new_content":"x"}`, TypeNotFound, nil, nil},
+		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, TypeNotFound, nil, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
 	}
 	for _, c := range cases {
@@ -305,36 +306,13 @@ func TestGrepSearch(t *testing.T) {
 		{"filter without slash matches names anywhere", "grep_search", `{"pattern":"package","file_filter":"x.go"}`, TypeNone, []string{"sub/deep/x.go"}, nil},
 		{"hidden", "grep_search", `{"pattern":"func*main","include_hidden":true}`, TypeNone, []string{".hidden/h.go", ".env", "[+hidden]"}, []string{".git/HEAD"}},
 		{"gitignored", "grep_search", `{"pattern":"func*main","ignore_gitignore":true}`, TypeNone, []string{"build/gen.go", "sub/ignored.go", "[+gitignored]"}, []string{".git/HEAD"}},
+		{"max results", "grep_search", `{"pattern":"func*main","max_results":1}`, TypeNone, []string{"1 match", "stopped at max_results=1"}, nil},
 		{"no match", "grep_search", `{"pattern":"zebra"}`, TypeNone, []string{"No matches"}, nil},
 		{"literal regexp characters", "grep_search", `{"pattern":"println(\"hi\")"}`, TypeNone, []string{"main.go:4:"}, nil},
 		{"only wildcards", "grep_search", `{"pattern":"**"}`, TypeValidationFailed, []string{"matches everything"}, nil},
 		{"bad glob", "grep_search", `{"pattern":"x","file_filter":"[a"}`, TypeValidationFailed, []string{"not a valid glob"}, nil},
 		{"filter escapes", "grep_search", `{"pattern":"x","file_filter":"../**"}`, TypePermissionDenied, nil, nil},
-		{"no max_results", "grep_search", `{"pattern":"x","max_results":5}`, TypeValidationFailed, []string{"unknown argument \"max_results\""}, nil},
-	})
-}
-
-// TestListingCaps checks the fixed caps of ls (500 entries) and
-// grep_search (200 matching lines), and that each says what it left out.
-func TestListingCaps(t *testing.T) {
-	root := t.TempDir()
-	var many strings.Builder
-	for i := range 510 {
-		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.txt", i)), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		many.WriteString("needle\n")
-	}
-	if err := os.WriteFile(filepath.Join(root, "many.txt"), []byte(many.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Builtin(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCases(t, r, []toolCase{
-		{"ls", "ls", `{}`, TypeNone, []string{"showing 500 of 511", "f000.txt"}, []string{"many.txt"}},
-		{"grep", "grep_search", `{"pattern":"needle"}`, TypeNone, []string{"many.txt:200:", "stopped at 200 matching lines"}, []string{"many.txt:201:"}},
+		{"max too large", "grep_search", `{"pattern":"x","max_results":5000}`, TypeValidationFailed, []string{"at most 1000"}, nil},
 	})
 }
 

@@ -46,11 +46,7 @@ func TestEditLinesMatchesTools(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: EditLines: %v", name, err)
 		}
-		a := map[string]any{"path": "f.txt", "line_start": tc.first, "line_end": tc.last, "new_content": tc.content}
-		if tc.tool == "insert_lines" {
-			delete(a, "line_end")
-		}
-		args, _ := json.Marshal(a)
+		args, _ := json.Marshal(map[string]any{"path": "f.txt", "line_start": tc.first, "line_end": tc.last, "new_content": tc.content})
 		if res := r.Execute(context.Background(), tc.tool, args); !res.Success {
 			t.Fatalf("%s: %s", name, res.Compact())
 		}

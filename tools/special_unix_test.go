@@ -84,7 +84,7 @@ func TestSpecialFiles(t *testing.T) {
 		{"read fifo window", "read_file", `{"path":"fifo","offset":1,"limit":1}`, TypeValidationFailed, []string{"named pipe"}, nil},
 		{"read link to fifo", "read_file", `{"path":"fifo-link"}`, TypeValidationFailed, []string{"named pipe"}, nil},
 		{"replace fifo", "replace_lines", edit("fifo"), TypeValidationFailed, []string{"named pipe"}, nil},
-		{"insert fifo", "insert_lines", `{"path":"fifo","line_start":1,"new_content":"x"}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"insert fifo", "insert_lines", edit("fifo"), TypeValidationFailed, []string{"named pipe"}, nil},
 		{"write over fifo", "write_file", `{"path":"fifo","content":"x"}`, TypeValidationFailed, []string{"named pipe"}, nil},
 		{"ls fifo", "ls", `{"path":"fifo"}`, TypeValidationFailed, []string{"named pipe", "not a directory"}, nil},
 		{"read /dev/zero link", "read_file", `{"path":"zero"}`, TypePermissionDenied, nil, nil},
@@ -176,7 +176,7 @@ func TestReadLimits(t *testing.T) {
 	}
 	runGuarded(t, r, []toolCase{
 		{"replace too large", "replace_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"too large"}, nil},
-		{"insert too large", "insert_lines", `{"path":"huge.txt","line_start":1,"new_content":"x"}`, TypeValidationFailed, []string{"too large"}, nil},
+		{"insert too large", "insert_lines", `{"path":"huge.txt","line_start":1,"line_end":1,"new_content":"x"}`, TypeValidationFailed, []string{"too large"}, nil},
 		{"grep skips too large", "grep_search", `{"pattern":"package"}`, TypeNone, []string{"main.go:1:", "[note: skipped sub/grep-huge.go: too large"}, nil},
 	})
 	uncapped, err := Builtin(root, WithRegistryOptions(WithMaxOutput(0)))

@@ -8,9 +8,9 @@ import (
 )
 
 const (
-	addTaskDescription    = "Add a pending task to the task list; returns its id (task_1, task_2, …)."
-	listTasksDescription  = "List the tasks with their ids and statuses."
-	updateTaskDescription = "Set the status of a task."
+	addTaskDescription    = "Add a task to the task list, with status pending. Returns its id (task_1, task_2, …)."
+	listTasksDescription  = "List the tasks with their ids and statuses, optionally only those with one status."
+	updateTaskDescription = "Set the status of a task: pending, in_progress or completed."
 )
 
 // taskList is the agent's to-do list; it lives as long as its registry.
@@ -24,16 +24,16 @@ type task struct {
 }
 
 type addTaskArgs struct {
-	Description string `json:"description"`
+	Description string `json:"description" jsonschema:"what the task is"`
 }
 
 type listTasksArgs struct {
-	Status string `json:"status,omitempty" jsonschema:"only tasks with this status" enum:"pending,in_progress,completed"`
+	Status string `json:"status,omitempty" jsonschema:"only list tasks with this status" enum:"pending,in_progress,completed"`
 }
 
 type updateTaskArgs struct {
-	ID     string `json:"id" jsonschema:"e.g. task_1"`
-	Status string `json:"status" enum:"pending,in_progress,completed"`
+	ID     string `json:"id" jsonschema:"the task id, e.g. task_1"`
+	Status string `json:"status" jsonschema:"the new status" enum:"pending,in_progress,completed"`
 }
 
 func validStatus(s string) bool {

@@ -67,7 +67,7 @@ func TestToolsCall(t *testing.T) {
 		{"arguments from stdin", `{"path":"README"}`, []string{"call", "read_file", "-", "--yes"}, 0, tools.TypeNone, "1: hello"},
 		{"string arguments", "", []string{"call", "read_file", `"{\"path\":\"README\"}"`, "--yes"}, 0, tools.TypeNone, "1: hello"},
 		{"unknown tool", "", []string{"call", "rm", "{}"}, 1, tools.TypeNotFound, "the tools are ls"},
-		{"invalid arguments", "", []string{"call", "ls", `{"sort_by":"date"}`}, 1, tools.TypeValidationFailed, `"sort_by" must be one of`},
+		{"invalid arguments", "", []string{"call", "ls", `{"max_entries":0}`}, 1, tools.TypeValidationFailed, `"max_entries" must be at least 1`},
 		{"bash", "", []string{"call", "bash", `{"command":"ls"}`, "--yes"}, 0, tools.TypeNone, "README"},
 		{"bash is confined", "", []string{"call", "bash", `{"command":"touch ../escape"}`, "--yes"}, 0, tools.TypeNone, "Permission denied"},
 		{"hard link", "", []string{"call", "read_file", `{"path":"linked.txt"}`, "--yes"}, 1, tools.TypePermissionDenied, "--allow-hardlinks"},
