@@ -490,8 +490,8 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 
 // answerMessages is the conversation for an answer without tools: earlier
 // turns as text (tool calls and results left out, neighbours of one role
-// merged, as some templates require alternating roles), then the turn's
-// results, each in a code fence, and the request.
+// merged, as some templates require alternating roles), then the request
+// with the turn's calls and their results.
 func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
 	var msgs []Message
 	add := func(role, content string) {
@@ -511,23 +511,17 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		}
 	}
 	var b strings.Builder
+	b.WriteString(request)
 	for _, c := range calls {
 		if c.Denied {
 			// In the user's voice: "permission_denied" read as a system
 			// problem had small models explain file permissions.
-			fmt.Fprintf(&b, "I did not allow %s %s to run.\n\n", c.Name, argsOrEmpty(c.Arguments))
+			fmt.Fprintf(&b, "\n\nI did not allow the tool %s %s to run.", c.Name, argsOrEmpty(c.Arguments))
 			continue
 		}
 		out := result(c)
 		fence := codeFence(out)
-		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", fence, strings.TrimRight(out, "\n"), fence)
-	}
-	b.WriteString(request)
-	if len(calls) > 0 {
-		// Measured on the agent suite: the results first and the request
-		// last, with no word of tools, had the 0.5B answer the request
-		// where "I ran the tool…" had it describe the tool.
-		b.WriteString("\n\nAnswer from the text above.")
+		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
 	}
 	add(RoleUser, b.String())
 	return msgs

@@ -170,7 +170,8 @@ func TestAgentAnswerSeparate(t *testing.T) {
 		t.Fatalf("turn %+v", turn)
 	}
 	p := h.eng.prompts[4]
-	want := "Hello there.<|im_end|>\n<|im_start|>user\n```\nhi\n```\n\n```\n5\n```\n\nEcho hi and add 2 and 3.\n\nAnswer from the text above.<|im_end|>\n<|im_start|>assistant\n"
+	want := "Hello there.<|im_end|>\n<|im_start|>user\nEcho hi and add 2 and 3.\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n```\nhi\n```" +
+		"\n\nI ran the tool add {\"a\":2,\"b\":3} and it returned:\n```\n5\n```<|im_end|>\n<|im_start|>assistant\n"
 	if !strings.HasSuffix(p, want) || strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
@@ -209,7 +210,8 @@ func TestAnswerMessages(t *testing.T) {
 	want := []Message{
 		{Role: RoleUser, Content: "a\n\nb"},
 		{Role: RoleAssistant, Content: "c"},
-		{Role: RoleUser, Content: "````\na ``` fence\n````\n\nI did not allow rm {\"path\":\"x\"} to run.\n\nq\n\nAnswer from the text above."},
+		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````" +
+			"\n\nI did not allow the tool rm {\"path\":\"x\"} to run."},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q", got)
@@ -267,7 +269,7 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 	if turn.Stop != nil || turn.Content != "Wrote x." || len(turn.Calls) != 2 || turn.Replies != 3 {
 		t.Fatalf("turn %+v", turn)
 	}
-	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "```\nwritten\n```\n\nEcho hi, then write x.") {
+	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "I ran the tool write_note") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
 	// Denied: the model is offered the tools again.

@@ -117,57 +117,44 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
 	srv := fsServer(t, dir)
-	for _, tc := range []struct {
-		prompt string
-		flags  []string
-	}{
-		{"List the files in " + dir, nil},
-		// The server's own question: the model must first ask the
-		// server which directory is allowed, then list it. It repeats
-		// the first call unless the repeat is kept out of its grammar.
-		{"What files are in the allowed directory?", []string{"--tool-choice", "required", "--on-repeat", "another"}},
-	} {
-		t.Run(tc.prompt[:min(len(tc.prompt), 30)], func(t *testing.T) {
-			var out bytes.Buffer
-			env, errb := runEnv(t, "", &out)
-			if _, err := resolveModel(context.Background(), env, ""); err != nil {
-				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
-			}
-			args := append([]string{"run", "--mcp", srv, "-p", tc.prompt, "--yes", "--json", "--seed", "1", "-t", "1"}, tc.flags...)
-			if code := runMain(t.Context(), env, args); code != 0 {
-				if strings.Contains(errb.String(), "MCP server fs") {
-					testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
-					return
-				}
-				t.Fatalf("exit %d\n%s", code, errb.String())
-			}
-			var mcpCalls int
-			var final string
-			var trace []string
-			for _, e := range jsonEvents(t, out.String()) {
-				switch e.Type {
-				case agent.EventToolResult:
-					r := e.Record
-					trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
-					if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.TypeValidationFailed {
-						t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
-					}
-					if strings.HasPrefix(r.Name, "fs_") && r.OK() {
-						mcpCalls++
-					}
-				case agent.EventError:
-					if e.Code == agent.InvalidToolSignature {
-						t.Errorf("a reply was not a valid call: %s", e.Text)
-					}
-				case agent.EventFinal:
-					final = e.Text
-					trace = append(trace, "final "+e.Text)
-				}
-			}
-			if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
-				t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
-			}
-			t.Logf("%s", strings.Join(trace, "\n"))
-		})
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	if _, err := resolveModel(context.Background(), env, ""); err != nil {
+		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 	}
+	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1", "-t", "1"})
+	if code != 0 {
+		if strings.Contains(errb.String(), "MCP server fs") {
+			testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
+			return
+		}
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var mcpCalls int
+	var final string
+	var trace []string
+	for _, e := range jsonEvents(t, out.String()) {
+		switch e.Type {
+		case agent.EventToolResult:
+			r := e.Record
+			trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
+			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.TypeValidationFailed {
+				t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
+			}
+			if strings.HasPrefix(r.Name, "fs_") && r.OK() {
+				mcpCalls++
+			}
+		case agent.EventError:
+			if e.Code == agent.InvalidToolSignature {
+				t.Errorf("a reply was not a valid call: %s", e.Text)
+			}
+		case agent.EventFinal:
+			final = e.Text
+			trace = append(trace, "final "+e.Text)
+		}
+	}
+	if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
+		t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
+	}
+	t.Logf("%s", strings.Join(trace, "\n"))
 }
