@@ -34,14 +34,6 @@ func TestDefaultModelBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	const window = 3072 // the tools take ~1,800 tokens of it
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	comp := NewCompleter(c, InfoFromModel(m))
-
 	dir := t.TempDir()
 	var big, todo strings.Builder
 	for i := 1; i <= 3000; i++ {
@@ -68,6 +60,19 @@ func TestDefaultModelBudget(t *testing.T) {
 	s.Temperature, s.Seed = 0, 1
 	// The catalog's settings for the default model.
 	opts := Options{Sampling: s, MaxTokens: 96, OnRepeat: RepeatAnswer, Answer: AnswerSeparate}
+	// The window: the system prompt and tools, and 1,024 tokens beside
+	// them, whatever the tool definitions come to.
+	base, err := BaseTokens(m, InfoFromModel(m), reg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := base + 1024
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	comp := NewCompleter(c, InfoFromModel(m))
 	newAgent := func(t *testing.T, o Options) *Agent {
 		a, err := New(comp, reg, pol, nil, o)
 		if err != nil {
@@ -122,7 +127,7 @@ func TestDefaultModelBudget(t *testing.T) {
 		o.MaxTokens = 48
 		a := newAgent(t, o)
 		// Turns go on until two have been answered after the first
-		// compaction (the window fills after about fifteen).
+		// compaction (the window fills after about twenty).
 		const most = 30
 		after := 0
 		for i := 0; i < most && after < 2; i++ {

@@ -16,15 +16,15 @@ import (
 	"github.com/offgrid-ai/offgrid/internal/sandbox"
 )
 
-const bashDescription = "Run a shell command in the working directory and return its exit code, stdout and stderr. The command is killed after timeout_seconds."
+const bashDescription = "Run a shell command in the working directory; returns its exit code, stdout and stderr."
 
 // Unconfined is the word the bash tool's description starts its warning
 // with when commands run without a kernel sandbox.
 const Unconfined = "UNCONFINED"
 
 type bashArgs struct {
-	Command        string `json:"command" jsonschema:"the command line, run with bash -c"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds" minimum:"1" maximum:"600" default:"30"`
+	Command        string `json:"command" jsonschema:"run with bash -c"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"kill it after this many seconds" minimum:"1" maximum:"600" default:"30"`
 }
 
 // maxStream caps each of stdout and stderr kept from a command.

@@ -107,11 +107,11 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		},
 		func() error { return Register(r, "grep_search", grepDescription, Medium, confined(sb, fs.grep)) },
 		func() error {
-			return Register(r, "get_current_time", "Get the current local date and time in ISO 8601 format with the time zone offset.", Safe,
+			return Register(r, "get_current_time", "Get the local date and time (ISO 8601, with the time zone offset).", Safe,
 				func(ctx context.Context, _ struct{}) (string, error) { return c.now().Format(time.RFC3339), nil })
 		},
 		func() error {
-			return Register(r, "get_working_directory", "Get the absolute path of the working directory that all paths are relative to.", Safe,
+			return Register(r, "get_working_directory", "Get the absolute path of the working directory.", Safe,
 				func(ctx context.Context, _ struct{}) (string, error) { return sb.Root(), nil })
 		},
 		func() error { return Register(r, "add_task", addTaskDescription, Safe, tasks.add) },

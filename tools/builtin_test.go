@@ -106,7 +106,7 @@ func TestBuiltinSet(t *testing.T) {
 		}
 	}
 	ls, _ := r.Lookup("ls")
-	if order := strings.Join(propertyOrder(t, ls.Parameters), ","); order != "path,show_hidden,sort_by,reverse,max_entries" {
+	if order := strings.Join(propertyOrder(t, ls.Parameters), ","); order != "path,show_hidden,sort_by" {
 		t.Errorf("ls parameters in order %s", order)
 	}
 }
@@ -118,18 +118,17 @@ func TestLs(t *testing.T) {
 		{"hidden", "ls", `{"show_hidden":true}`, TypeNone, []string{".hidden/", ".gitignore", ".git/"}, nil},
 		{"subdirectory", "ls", `{"path":"sub"}`, TypeNone, []string{"lib.go", "deep/", "1 dir"}, nil},
 		{"sizes", "ls", `{"path":"sub/deep"}`, TypeNone, []string{"26 B", "1 file, 0 dirs, total size 26 B"}, nil},
-		{"max entries", "ls", `{"max_entries":2}`, TypeNone, []string{"showing 2 of"}, nil},
 		{"empty dir", "ls", `{"path":"big"}`, TypeNone, []string{"(empty directory)", "0 files"}, nil},
 		{"parent", "ls", `{"path":"../"}`, TypePermissionDenied, []string{"outside the working directory"}, nil},
 		{"absolute", "ls", `{"path":"/etc"}`, TypePermissionDenied, []string{"absolute"}, nil},
 		{"missing", "ls", `{"path":"nope"}`, TypeNotFound, nil, nil},
 		{"file", "ls", `{"path":"main.go"}`, TypeNone, []string{"File: main.go", "FILE", "main.go", "not a directory"}, []string{"lib.go"}},
 		{"bad sort", "ls", `{"sort_by":"date"}`, TypeValidationFailed, []string{"sort_by"}, nil},
-		{"too many", "ls", `{"max_entries":1001}`, TypeValidationFailed, []string{"at most 1000"}, nil},
+		{"no max_entries", "ls", `{"max_entries":2}`, TypeValidationFailed, []string{"unknown argument \"max_entries\""}, nil},
 		{"bad json", "ls", `{"path":`, TypeParse, nil, nil},
 	})
-	// Sorting: by size, largest first with reverse.
-	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size","reverse":true}`))
+	// Sorting: by size, largest first, as ls -S.
+	res := r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"size"}`))
 	lines := strings.Split(res.Text(), "\n")
 	if !strings.Contains(lines[2], "main.go") {
 		t.Errorf("largest entry not first:\n%s", res.Text())
@@ -168,7 +167,8 @@ func TestReadFile(t *testing.T) {
 		{"long from offset", "read_file", `{"path":"long.txt","offset":2990}`, TypeNone, []string{"2990: This", "3000: This is line 3000 of long.txt"}, []string{"stopped"}},
 		{"long window", "read_file", `{"path":"long.txt","offset":10,"limit":2000}`, TypeNone, []string{"10: This", "[stopped at line ", " of 3000 to keep"}, nil},
 		{"whole", "read_file", `{"path":"notes.txt"}`, TypeNone, []string{"1: one\n2: two\n3: three\n4: four\n5: five\n"}, []string{"more lines"}},
-		{"window", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, TypeNone, []string{"2: two\n3: three\n", "continue with offset=4"}, []string{"1: one", "4: four"}},
+		{"window", "read_file", `{"path":"long.txt","offset":20,"limit":10}`, TypeNone, []string{"20: This", "29: This", "continue with offset=30"}, []string{"19: This", "30: This"}},
+		{"limit under 10", "read_file", `{"path":"notes.txt","offset":2,"limit":2}`, TypeValidationFailed, []string{"at least 10"}, nil},
 		{"offset to end", "read_file", `{"path":"notes.txt","offset":5}`, TypeNone, []string{"5: five"}, []string{"more lines"}},
 		{"crlf", "read_file", `{"path":"crlf.txt"}`, TypeNone, []string{"1: a\n2: b\n"}, []string{"\r"}},
 		{"no final newline", "read_file", `{"path":"noeol.txt"}`, TypeNone, []string{"1: x\n2: y\n"}, nil},
@@ -178,7 +178,7 @@ func TestReadFile(t *testing.T) {
 		{"binary", "read_file", `{"path":"bin.dat"}`, TypeValidationFailed, []string{"binary"}, nil},
 		{"directory", "read_file", `{"path":"sub"}`, TypeValidationFailed, []string{"directory"}, nil},
 		{"too big", "read_file", `{"path":"hugetext.txt"}`, TypeValidationFailed, []string{"offset and limit"}, nil},
-		{"too big with window", "read_file", `{"path":"hugetext.txt","offset":3,"limit":1}`, TypeNone, []string{"3: line of text"}, nil},
+		{"too big with window", "read_file", `{"path":"hugetext.txt","offset":3,"limit":10}`, TypeNone, []string{"3: line of text"}, nil},
 		{"missing", "read_file", `{"path":"nope.txt"}`, TypeNotFound, nil, nil},
 		{"escape", "read_file", `{"path":"../x"}`, TypePermissionDenied, nil, nil},
 		{"no path", "read_file", `{}`, TypeValidationFailed, []string{`missing required argument "path"`}, nil},
@@ -265,24 +265,24 @@ func TestInsertLines(t *testing.T) {
 		toolCase
 		file, want string
 	}{
-		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5a\n2.5b"}`, TypeNone,
+		{toolCase{"before 3", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"2.5a\n2.5b"}`, TypeNone,
 			[]string{"Inserted 2 lines before line 3", "     1: one\n     2: two\n+    3: 2.5a\n+    4: 2.5b\n     5: three\n     6: four\n"}, nil},
 			"notes.txt", "one\ntwo\n2.5a\n2.5b\nthree\nfour\nfive\n"},
-		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"zero"}`, TypeNone, nil, nil},
+		{toolCase{"first", "insert_lines", `{"path":"notes.txt","line_start":1,"new_content":"zero"}`, TypeNone, nil, nil},
 			"notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`, TypeNone, []string{"at the end"}, nil},
+		{toolCase{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"new_content":"six"}`, TypeNone, []string{"at the end"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n"},
-		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"line_end":3,"new_content":"z"}`, TypeNone, nil, nil},
+		{toolCase{"append without final newline", "insert_lines", `{"path":"noeol.txt","line_start":3,"new_content":"z"}`, TypeNone, nil, nil},
 			"noeol.txt", "x\ny\nz"},
-		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"line_end":1,"new_content":"first"}`, TypeNone, nil, nil},
+		{toolCase{"into empty file", "insert_lines", `{"path":"empty.txt","line_start":1,"new_content":"first"}`, TypeNone, nil, nil},
 			"empty.txt", "first\n"},
-		{toolCase{"end differs", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"x"}`, TypeValidationFailed, []string{"must equal line_start"}, nil},
+		{toolCase{"no line_end", "insert_lines", `{"path":"notes.txt","line_start":2,"line_end":2,"new_content":"x"}`, TypeValidationFailed, []string{"line_end"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`, TypeValidationFailed, []string{"1 to 6"}, nil},
+		{toolCase{"out of range", "insert_lines", `{"path":"notes.txt","line_start":7,"new_content":"x"}`, TypeValidationFailed, []string{"1 to 6"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":""}`, TypeValidationFailed, []string{"empty"}, nil},
+		{toolCase{"nothing", "insert_lines", `{"path":"notes.txt","line_start":1,"new_content":""}`, TypeValidationFailed, []string{"empty"}, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
-		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"line_end":1,"new_content":"x"}`, TypeNotFound, nil, nil},
+		{toolCase{"missing", "insert_lines", `{"path":"nope","line_start":1,"new_content":"x"}`, TypeNotFound, nil, nil},
 			"notes.txt", "one\ntwo\nthree\nfour\nfive\n"},
 	}
 	for _, c := range cases {
@@ -306,13 +306,36 @@ func TestGrepSearch(t *testing.T) {
 		{"filter without slash matches names anywhere", "grep_search", `{"pattern":"package","file_filter":"x.go"}`, TypeNone, []string{"sub/deep/x.go"}, nil},
 		{"hidden", "grep_search", `{"pattern":"func*main","include_hidden":true}`, TypeNone, []string{".hidden/h.go", ".env", "[+hidden]"}, []string{".git/HEAD"}},
 		{"gitignored", "grep_search", `{"pattern":"func*main","ignore_gitignore":true}`, TypeNone, []string{"build/gen.go", "sub/ignored.go", "[+gitignored]"}, []string{".git/HEAD"}},
-		{"max results", "grep_search", `{"pattern":"func*main","max_results":1}`, TypeNone, []string{"1 match", "stopped at max_results=1"}, nil},
 		{"no match", "grep_search", `{"pattern":"zebra"}`, TypeNone, []string{"No matches"}, nil},
 		{"literal regexp characters", "grep_search", `{"pattern":"println(\"hi\")"}`, TypeNone, []string{"main.go:4:"}, nil},
 		{"only wildcards", "grep_search", `{"pattern":"**"}`, TypeValidationFailed, []string{"matches everything"}, nil},
 		{"bad glob", "grep_search", `{"pattern":"x","file_filter":"[a"}`, TypeValidationFailed, []string{"not a valid glob"}, nil},
 		{"filter escapes", "grep_search", `{"pattern":"x","file_filter":"../**"}`, TypePermissionDenied, nil, nil},
-		{"max too large", "grep_search", `{"pattern":"x","max_results":5000}`, TypeValidationFailed, []string{"at most 1000"}, nil},
+		{"no max_results", "grep_search", `{"pattern":"x","max_results":5}`, TypeValidationFailed, []string{"unknown argument \"max_results\""}, nil},
+	})
+}
+
+// TestListingCaps checks the fixed caps of ls (500 entries) and
+// grep_search (200 matching lines), and that each says what it left out.
+func TestListingCaps(t *testing.T) {
+	root := t.TempDir()
+	var many strings.Builder
+	for i := range 510 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		many.WriteString("needle\n")
+	}
+	if err := os.WriteFile(filepath.Join(root, "many.txt"), []byte(many.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, r, []toolCase{
+		{"ls", "ls", `{}`, TypeNone, []string{"showing 500 of 511", "f000.txt"}, []string{"many.txt"}},
+		{"grep", "grep_search", `{"pattern":"needle"}`, TypeNone, []string{"many.txt:200:", "stopped at 200 matching lines"}, []string{"many.txt:201:"}},
 	})
 }
 
@@ -331,9 +354,9 @@ func TestTasks(t *testing.T) {
 	runCases(t, r, []toolCase{
 		{"list empty", "list_tasks", `{}`, TypeNone, []string{"No tasks"}, nil},
 		{"update on empty", "update_task", `{"id":"task_1","status":"completed"}`, TypeNotFound, []string{"empty"}, nil},
-		{"add 1", "add_task", `{"description":"write tests"}`, TypeNone, []string{"task_1", "pending"}, nil},
-		{"add 2", "add_task", `{"description":"ship"}`, TypeNone, []string{"task_2"}, nil},
-		{"add empty", "add_task", `{"description":"  "}`, TypeValidationFailed, nil, nil},
+		{"add 1", "add_task", `{"task":"write tests"}`, TypeNone, []string{"task_1", "pending"}, nil},
+		{"add 2", "add_task", `{"task":"ship"}`, TypeNone, []string{"task_2"}, nil},
+		{"add empty", "add_task", `{"task":"  "}`, TypeValidationFailed, nil, nil},
 		{"start", "update_task", `{"id":"task_1","status":"in_progress"}`, TypeNone, []string{"pending → in_progress"}, nil},
 		{"list", "list_tasks", `{}`, TypeNone, []string{"task_1 [in_progress] write tests", "task_2 [pending] ship", "2 tasks: 1 pending, 1 in progress, 0 completed"}, nil},
 		{"filter", "list_tasks", `{"status":"pending"}`, TypeNone, []string{"task_2"}, []string{"task_1"}},

@@ -53,7 +53,7 @@ func TestReadFileCurated(t *testing.T) {
 			[]string{"1: This is line 1 ", "2995:"}},
 		{"ranked", ask("What is the retry limit?"), `{"path":"long.txt"}`,
 			[]string{"2100: retry_limit = 7", "…\n", "chosen by offgrid's file curator"}, []string{"1: This is line 1 "}},
-		{"window", ask("What is on line 2999?"), `{"path":"long.txt","offset":5,"limit":2}`,
+		{"window", ask("What is on line 2999?"), `{"path":"long.txt","offset":5,"limit":10}`,
 			[]string{"5: This is line 5 ", "6: This"}, []string{"2999", "curator"}},
 		{"no request", t.Context(), `{"path":"long.txt"}`,
 			[]string{"1: This is line 1 of", "[stopped at line "}, []string{"curator"}},

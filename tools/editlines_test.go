@@ -46,7 +46,11 @@ func TestEditLinesMatchesTools(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: EditLines: %v", name, err)
 		}
-		args, _ := json.Marshal(map[string]any{"path": "f.txt", "line_start": tc.first, "line_end": tc.last, "new_content": tc.content})
+		a := map[string]any{"path": "f.txt", "line_start": tc.first, "line_end": tc.last, "new_content": tc.content}
+		if tc.tool == "insert_lines" {
+			delete(a, "line_end")
+		}
+		args, _ := json.Marshal(a)
 		if res := r.Execute(context.Background(), tc.tool, args); !res.Success {
 			t.Fatalf("%s: %s", name, res.Compact())
 		}

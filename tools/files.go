@@ -42,14 +42,15 @@ func checkRegular(name string, fi fs.FileInfo, isDir string) error {
 
 // ---- ls
 
-const lsDescription = "List one directory (not recursive): type (FILE, DIR or LINK), size, modification time and name of each entry, then a summary. Given a file, it shows that file's entry."
+const lsDescription = "List a directory: type, size, modification time and name of each entry. Given a file, shows that file."
+
+// maxLsEntries is the most entries ls lists; a note counts the rest.
+const maxLsEntries = 500
 
 type lsArgs struct {
-	Path       string `json:"path,omitempty" jsonschema:"directory to list, relative to the working directory" default:"."`
-	ShowHidden bool   `json:"show_hidden,omitempty" jsonschema:"include entries whose names start with a dot" default:"false"`
-	SortBy     string `json:"sort_by,omitempty" jsonschema:"sort key" enum:"name,size,modified" default:"name"`
-	Reverse    bool   `json:"reverse,omitempty" jsonschema:"reverse the sort order" default:"false"`
-	MaxEntries int    `json:"max_entries,omitempty" jsonschema:"most entries to list" minimum:"1" maximum:"1000" default:"500"`
+	Path       string `json:"path,omitempty" jsonschema:"directory, relative to the working directory" default:"."`
+	ShowHidden bool   `json:"show_hidden,omitempty" jsonschema:"include names starting with a dot" default:"false"`
+	SortBy     string `json:"sort_by,omitempty" jsonschema:"name (A to Z), size (largest first) or modified (newest first)" enum:"name,size,modified" default:"name"`
 }
 
 type lsEntry struct {
@@ -102,20 +103,16 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		}
 		entries = append(entries, e)
 	}
+	// As ls(1) -S and -t: largest and newest first.
 	less := map[string]func(a, b lsEntry) bool{
 		"name":     func(a, b lsEntry) bool { return a.name < b.name },
-		"size":     func(a, b lsEntry) bool { return a.size < b.size || a.size == b.size && a.name < b.name },
-		"modified": func(a, b lsEntry) bool { return a.mod.Before(b.mod) || a.mod.Equal(b.mod) && a.name < b.name },
+		"size":     func(a, b lsEntry) bool { return a.size > b.size || a.size == b.size && a.name < b.name },
+		"modified": func(a, b lsEntry) bool { return a.mod.After(b.mod) || a.mod.Equal(b.mod) && a.name < b.name },
 	}[a.SortBy]
 	if less == nil {
 		return "", Errorf(TypeValidationFailed, "sort_by %q is not one of name, size, modified", a.SortBy)
 	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		if a.Reverse {
-			return less(entries[j], entries[i])
-		}
-		return less(entries[i], entries[j])
-	})
+	sort.SliceStable(entries, func(i, j int) bool { return less(entries[i], entries[j]) })
 
 	var files, dirs, links int
 	var total int64
@@ -131,8 +128,8 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		}
 	}
 	shown := entries
-	if a.MaxEntries > 0 && len(shown) > a.MaxEntries {
-		shown = shown[:a.MaxEntries]
+	if len(shown) > maxLsEntries {
+		shown = shown[:maxLsEntries]
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Directory: %s\n", display(dir))
@@ -204,9 +201,13 @@ const maxReadText = 60 << 10
 const maxLine = 1 << 20
 
 type readArgs struct {
-	Path   string `json:"path" jsonschema:"file to read, relative to the working directory"`
+	Path   string `json:"path" jsonschema:"file, relative to the working directory"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based (default: the first)" minimum:"1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most lines to return (default: all)" minimum:"1"`
+	// Limit's minimum of 10: the 0.5B default model read short files a
+	// line at a time (limit 1), following each part's note; without a
+	// limit at all it wrote its usual limit into offset (offset
+	// 1000000000 for "Read big.txt").
+	Limit int `json:"limit,omitempty" jsonschema:"most lines to return (default: all)" minimum:"10"`
 }
 
 // sniffLen is how much of a file is checked for NUL bytes, as git does.
@@ -343,11 +344,11 @@ func readLine(br *bufio.Reader, max int) (line []byte, cut bool, err error) {
 
 // ---- write_file
 
-const writeDescription = "Write content to a file, replacing it if it exists (the file keeps its permissions) and creating missing parent directories."
+const writeDescription = "Create a file, or replace all of its content; missing parent directories are created."
 
 type writeArgs struct {
-	Path    string `json:"path" jsonschema:"file to write, relative to the working directory"`
-	Content string `json:"content" jsonschema:"the complete new content of the file"`
+	Path    string `json:"path" jsonschema:"file, relative to the working directory"`
+	Content string `json:"content" jsonschema:"the whole new content"`
 }
 
 func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) {
@@ -381,22 +382,21 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 
 // ---- line editing
 
-const replaceDescription = "Replace lines line_start to line_end (1-based, inclusive) of a file with new_content; empty new_content deletes the lines."
+const replaceDescription = "Replace lines line_start to line_end (1-based, inclusive) of a file with new_content; empty new_content deletes them."
 
 type replaceArgs struct {
-	Path       string `json:"path" jsonschema:"file to edit, relative to the working directory"`
-	LineStart  int    `json:"line_start" jsonschema:"first line to replace, 1-based" minimum:"1"`
-	LineEnd    int    `json:"line_end" jsonschema:"last line to replace, inclusive" minimum:"1"`
-	NewContent string `json:"new_content" jsonschema:"the replacement text; may span several lines"`
+	Path       string `json:"path" jsonschema:"file, relative to the working directory"`
+	LineStart  int    `json:"line_start" minimum:"1"`
+	LineEnd    int    `json:"line_end" minimum:"1"`
+	NewContent string `json:"new_content"`
 }
 
-const insertDescription = "Insert new_content before line line_start of a file (line_start = number of lines + 1 appends). line_end must equal line_start."
+const insertDescription = "Insert new_content before line line_start of a file; line_start one past the last line appends."
 
 type insertArgs struct {
-	Path       string `json:"path" jsonschema:"file to edit, relative to the working directory"`
-	LineStart  int    `json:"line_start" jsonschema:"insert before this line, 1-based; one past the last line appends" minimum:"1"`
-	LineEnd    int    `json:"line_end" jsonschema:"must equal line_start" minimum:"1"`
-	NewContent string `json:"new_content" jsonschema:"the text to insert; may span several lines"`
+	Path       string `json:"path" jsonschema:"file, relative to the working directory"`
+	LineStart  int    `json:"line_start" minimum:"1"`
+	NewContent string `json:"new_content"`
 }
 
 // textFile is a file split into lines, each keeping its line ending.
@@ -564,9 +564,6 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 }
 
 func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, error) {
-	if a.LineEnd != a.LineStart {
-		return "", Errorf(TypeValidationFailed, "line_end (%d) must equal line_start (%d) for insert_lines", a.LineEnd, a.LineStart)
-	}
 	t, err := f.loadText(a.Path)
 	if err != nil {
 		return "", err

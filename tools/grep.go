@@ -17,14 +17,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-const grepDescription = "Search file contents for lines containing pattern (case-insensitive; * matches any run of characters), in files matching file_filter. Respects .gitignore unless ignore_gitignore is set."
+const grepDescription = "Find the lines that contain pattern (case-insensitive; * matches any characters) in the files matching file_filter, skipping files .gitignore excludes."
+
+// maxGrepResults is the most matching lines grep_search returns.
+const maxGrepResults = 200
 
 type grepArgs struct {
-	Pattern         string `json:"pattern" jsonschema:"text to find, case-insensitive; * matches any characters within a line"`
-	FileFilter      string `json:"file_filter,omitempty" jsonschema:"glob of files to search (default: every file); a glob without / matches file names in any directory" default:"**"`
-	MaxResults      int    `json:"max_results,omitempty" jsonschema:"most matching lines to return" minimum:"1" maximum:"1000" default:"200"`
-	IncludeHidden   bool   `json:"include_hidden,omitempty" jsonschema:"also search files and directories whose names start with a dot" default:"false"`
-	IgnoreGitignore bool   `json:"ignore_gitignore,omitempty" jsonschema:"also search files that .gitignore excludes" default:"false"`
+	Pattern         string `json:"pattern" jsonschema:"text to find"`
+	FileFilter      string `json:"file_filter,omitempty" jsonschema:"glob of files; without / it matches names in any directory" default:"**"`
+	IncludeHidden   bool   `json:"include_hidden,omitempty" jsonschema:"also search names starting with a dot" default:"false"`
+	IgnoreGitignore bool   `json:"ignore_gitignore,omitempty" jsonschema:"also search files .gitignore excludes" default:"false"`
 }
 
 // vcsDirs are never searched.
@@ -140,7 +142,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		}
 		files++
 		stop, err := f.grepFile(ctx, rel, re, func(line int, text string) bool {
-			if len(matches) >= a.MaxResults {
+			if len(matches) >= maxGrepResults {
 				limited = true
 				return false
 			}
@@ -192,7 +194,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		fmt.Fprintf(&b, "%s:%d: %s\n", m.file, m.line, m.text)
 	}
 	if limited {
-		fmt.Fprintf(&b, "[stopped at max_results=%d; narrow the pattern or file_filter to see the rest]\n", a.MaxResults)
+		fmt.Fprintf(&b, "[stopped at %d matching lines; narrow the pattern or file_filter to see the rest]\n", maxGrepResults)
 	}
 	return finish(), nil
 }

@@ -37,7 +37,7 @@ func TestHardlinks(t *testing.T) {
 	for _, c := range []struct{ tool, args string }{
 		{"read_file", `{"path":"linked.txt"}`},
 		{"replace_lines", `{"path":"linked.txt","line_start":1,"line_end":1,"new_content":"changed"}`},
-		{"insert_lines", `{"path":"linked.txt","line_start":1,"line_end":1,"new_content":"changed"}`},
+		{"insert_lines", `{"path":"linked.txt","line_start":1,"new_content":"changed"}`},
 	} {
 		res := r.Execute(context.Background(), c.tool, json.RawMessage(c.args))
 		if res.Success || res.ErrorType != TypePermissionDenied || !strings.Contains(res.Message(), "2 hard links") || strings.Contains(res.String(), "outside line") {

@@ -36,7 +36,7 @@ func TestJournalUndo(t *testing.T) {
 	edited, _ := os.ReadFile(filepath.Join(root, "a.txt"))
 	callOK(t, r, "write_file", `{"path":"a.txt","content":"replaced"}`)
 	callOK(t, r, "write_file", `{"path":"sub/new.txt","content":""}`)
-	callOK(t, r, "insert_lines", `{"path":"sub/new.txt","line_start":1,"line_end":1,"new_content":"x"}`)
+	callOK(t, r, "insert_lines", `{"path":"sub/new.txt","line_start":1,"new_content":"x"}`)
 	callOK(t, r, "read_file", `{"path":"a.txt"}`) // reads are not journaled
 	if n := j.Len(); n != 4 {
 		t.Fatalf("%d changes, want 4: %+v", n, j.Changes())

@@ -21,7 +21,7 @@ func TestToolErrorsInOwnWords(t *testing.T) {
 		tool, args, want string
 	}{
 		{"replace_lines", `{"path":"replace_lits","line_start":1,"line_end":1,"new_content":"x"}`, "not_found: replace_lits does not exist"},
-		{"insert_lines", `{"path":"insert_lits","line_start":1,"line_end":1,"new_content":"x"}`, "not_found: insert_lits does not exist"},
+		{"insert_lines", `{"path":"insert_lits","line_start":1,"new_content":"x"}`, "not_found: insert_lits does not exist"},
 		{"read_file", `{"path":"sub/nope.go"}`, "not_found: sub/nope.go does not exist"},
 		{"read_file", `{"path":"./sub/../nope.go"}`, "not_found: ./sub/../nope.go does not exist"},
 		{"ls", `{"path":"nope"}`, "not_found: nope does not exist"},

@@ -115,7 +115,7 @@ func TestSandboxSwapRace(t *testing.T) {
 			res = call("replace_lines", map[string]any{"path": "d/g.txt", "line_start": 1, "line_end": 1, "new_content": "inside g"})
 			escaped = restore("g.txt")
 		case "insert_lines":
-			res = call("insert_lines", map[string]any{"path": "d/g.txt", "line_start": 1, "line_end": 1, "new_content": "inside g"})
+			res = call("insert_lines", map[string]any{"path": "d/g.txt", "line_start": 1, "new_content": "inside g"})
 			escaped = restore("g.txt")
 		case "ls":
 			res = call("ls", map[string]any{"path": "d"})

@@ -8,9 +8,9 @@ import (
 )
 
 const (
-	addTaskDescription    = "Add a task to the task list, with status pending. Returns its id (task_1, task_2, …)."
-	listTasksDescription  = "List the tasks with their ids and statuses, optionally only those with one status."
-	updateTaskDescription = "Set the status of a task: pending, in_progress or completed."
+	addTaskDescription    = "Add a pending task to the task list; returns its id (task_1, task_2, …)."
+	listTasksDescription  = "List the tasks with their ids and statuses."
+	updateTaskDescription = "Set the status of a task."
 )
 
 // taskList is the agent's to-do list; it lives as long as its registry.
@@ -23,17 +23,20 @@ type task struct {
 	id, description, status string
 }
 
+// addTaskArgs names its field task, not description: small models given
+// a parameter called description filled it with the tool's own
+// description (measured on the agent suite with the 0.5B default model).
 type addTaskArgs struct {
-	Description string `json:"description" jsonschema:"what the task is"`
+	Task string `json:"task" jsonschema:"what the task is"`
 }
 
 type listTasksArgs struct {
-	Status string `json:"status,omitempty" jsonschema:"only list tasks with this status" enum:"pending,in_progress,completed"`
+	Status string `json:"status,omitempty" jsonschema:"only tasks with this status" enum:"pending,in_progress,completed"`
 }
 
 type updateTaskArgs struct {
-	ID     string `json:"id" jsonschema:"the task id, e.g. task_1"`
-	Status string `json:"status" jsonschema:"the new status" enum:"pending,in_progress,completed"`
+	ID     string `json:"id" jsonschema:"e.g. task_1"`
+	Status string `json:"status" enum:"pending,in_progress,completed"`
 }
 
 func validStatus(s string) bool {
@@ -41,9 +44,9 @@ func validStatus(s string) bool {
 }
 
 func (l *taskList) add(ctx context.Context, a addTaskArgs) (string, error) {
-	d := strings.TrimSpace(a.Description)
+	d := strings.TrimSpace(a.Task)
 	if d == "" {
-		return "", Errorf(TypeValidationFailed, "description is empty")
+		return "", Errorf(TypeValidationFailed, "task is empty")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

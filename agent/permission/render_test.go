@@ -77,9 +77,9 @@ func TestRenderPreview(t *testing.T) {
 		has              []string
 		hasNot           []string
 	}{
-		{"insert", "insert_lines", `{"path":"notes.txt","line_start":3,"line_end":3,"new_content":"2.5\n"}`,
+		{"insert", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"2.5\n"}`,
 			[]string{"Change to notes.txt:\n@@ -1,5 +1,6 @@\n one\n two\n+2.5\n three\n four\n five\n"}, nil},
-		{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"line_end":6,"new_content":"six"}`,
+		{"append", "insert_lines", `{"path":"notes.txt","line_start":6,"new_content":"six"}`,
 			[]string{"@@ -3,3 +3,4 @@\n three\n four\n five\n+six\n"}, nil},
 		{"replace", "replace_lines", `{"path":"./notes.txt","line_start":2,"line_end":4,"new_content":"middle"}`,
 			[]string{"Change to ./notes.txt:\n@@ -1,5 +1,3 @@\n one\n-two\n-three\n-four\n+middle\n five\n"}, nil},
@@ -91,7 +91,7 @@ func TestRenderPreview(t *testing.T) {
 			[]string{"(replace_lits does not exist: the call will fail)"}, []string{"@@"}},
 		{"out of range", "replace_lines", `{"path":"notes.txt","line_start":9,"line_end":9,"new_content":"x"}`,
 			[]string{"(no preview of notes.txt: lines 9 to 9 are not in a file of 5 lines; the call will fail)"}, []string{"@@"}},
-		{"insert past the end", "insert_lines", `{"path":"notes.txt","line_start":7,"line_end":7,"new_content":"x"}`,
+		{"insert past the end", "insert_lines", `{"path":"notes.txt","line_start":7,"new_content":"x"}`,
 			[]string{"(no preview of notes.txt: cannot insert before line 7 of a file of 5 lines; the call will fail)"}, []string{"@@"}},
 		{"directory", "write_file", `{"path":"dir","content":"x"}`, []string{"(no preview of dir: not a regular file)"}, nil},
 		{"outside", "write_file", `{"path":"../x","content":"x"}`, []string{`(no preview: ../x is not a file in the working directory)`}, []string{"@@"}},

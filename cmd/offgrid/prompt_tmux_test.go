@@ -51,7 +51,7 @@ func TestPermissionPromptInTmux(t *testing.T) {
 		if err := os.WriteFile(file, []byte("one\ntwo\nthree\nfour\nfive\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := `{"path":"notes_v2.txt","line_start":3,"line_end":3,"new_content":"a_b \u001b[31mred"}`
+		args := `{"path":"notes_v2.txt","line_start":3,"new_content":"a_b \u001b[31mred"}`
 		term := promptTerminal(t, dir, "insert_lines", args)
 		scr := term.waitFor("the prompt", time.Minute, shows("Allow insert_lines to run?"))
 		for _, want := range []string{
@@ -59,7 +59,6 @@ func TestPermissionPromptInTmux(t *testing.T) {
 			"Arguments:\n{\n" +
 				`  "path": "notes_v2.txt",` + "\n" +
 				`  "line_start": 3,` + "\n" +
-				`  "line_end": 3,` + "\n" +
 				`  "new_content": "a_b \x1b[31mred"` + "\n}\n",
 			"Change to notes_v2.txt:\n@@ -1,5 +1,6 @@\n one\n two\n+a_b \\x1b[31mred\n three\n four\n five\n",
 			"> Deny",

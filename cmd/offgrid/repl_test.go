@@ -204,7 +204,7 @@ func TestREPLCommands(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	stdout, stderr := out.String(), errb.String()
-	if !regexp.MustCompile(`(?m)^(> )?write_file +high +Write content`).MatchString(stdout) {
+	if !regexp.MustCompile(`(?m)^(> )?write_file +high +Create a file`).MatchString(stdout) {
 		t.Errorf("/tools lacks write_file:\n%s", stdout)
 	}
 	for _, want := range []string{"No tasks yet", "system + tools", "/undo [force]", model} {

@@ -162,7 +162,7 @@ sleep 600
 
 	term.typeLine("/tools", "Enter")
 	term.waitFor("/tools", time.Minute, func(s string) bool {
-		return regexp.MustCompile(`(?m)^write_file +high +Write content`).MatchString(s) && lastLine(s) == ">"
+		return regexp.MustCompile(`(?m)^write_file +high +Create a file`).MatchString(s) && lastLine(s) == ">"
 	})
 	term.typeLine("/context", "Enter")
 	term.waitFor("/context", time.Minute, atPrompt("system + tools", 1))

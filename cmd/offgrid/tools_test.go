@@ -67,7 +67,7 @@ func TestToolsCall(t *testing.T) {
 		{"arguments from stdin", `{"path":"README"}`, []string{"call", "read_file", "-", "--yes"}, 0, tools.TypeNone, "1: hello"},
 		{"string arguments", "", []string{"call", "read_file", `"{\"path\":\"README\"}"`, "--yes"}, 0, tools.TypeNone, "1: hello"},
 		{"unknown tool", "", []string{"call", "rm", "{}"}, 1, tools.TypeNotFound, "the tools are ls"},
-		{"invalid arguments", "", []string{"call", "ls", `{"max_entries":0}`}, 1, tools.TypeValidationFailed, `"max_entries" must be at least 1`},
+		{"invalid arguments", "", []string{"call", "ls", `{"sort_by":"date"}`}, 1, tools.TypeValidationFailed, `"sort_by" must be one of`},
 		{"bash", "", []string{"call", "bash", `{"command":"ls"}`, "--yes"}, 0, tools.TypeNone, "README"},
 		{"bash is confined", "", []string{"call", "bash", `{"command":"touch ../escape"}`, "--yes"}, 0, tools.TypeNone, "Permission denied"},
 		{"hard link", "", []string{"call", "read_file", `{"path":"linked.txt"}`, "--yes"}, 1, tools.TypePermissionDenied, "--allow-hardlinks"},
@@ -130,7 +130,7 @@ func TestToolsCallCorruptPolicies(t *testing.T) {
 func TestToolsList(t *testing.T) {
 	config := t.TempDir()
 	code, _, out, errs := runTools(t, config, "", "list")
-	if code != 0 || !strings.Contains(out, "bash") || !strings.Contains(out, "read_file              medium  builtin  path [offset] [limit]") {
+	if code != 0 || !strings.Contains(out, "bash") || !strings.Contains(out, "read_file              medium  builtin  path [offset]") {
 		t.Errorf("exit %d:\n%s%s", code, out, errs)
 	}
 	code, _, out, _ = runTools(t, config, "", "list", "--json")
