@@ -45,6 +45,11 @@ type Options struct {
 	// CompactTools presents the tools with offgrid's short instructions
 	// instead of the template's JSON schemas.
 	CompactTools bool
+	// ToolExamples adds the offered tools' examples (tools.Tool.Examples)
+	// to the system message while tools are offered: a request and the
+	// first call that serves it, each call in the format's own form. Not
+	// in the prompt of a separate answer.
+	ToolExamples bool
 	// OnRepeat is what a repeated call does. RepeatStop (""): the second
 	// identical call is run and its result carries a note, a third ends
 	// the turn with a message. RepeatAnswer: a call identical to one made
@@ -57,7 +62,7 @@ type Options struct {
 	// Answer is how the model answers once it has results and repeats
 	// itself: AnswerInline ("") in the same conversation, tools offered
 	// but a call forbidden; AnswerSeparate in a prompt without tools,
-	// the turn's calls and results folded into the user's request. Small
+	// the turn's calls and results in its system message. Small
 	// models shown tool definitions keep calling; without them they
 	// answer.
 	Answer AnswerStyle
@@ -146,7 +151,8 @@ type Agent struct {
 	prompter permission.Prompter
 	opts     Options
 	defs     []grammar.Tool
-	defsGen  uint64 // the registry generation defs were taken from
+	defsGen  uint64        // the registry generation defs were taken from
+	examples []ToolExample // the offered tools' examples, with Options.ToolExamples
 	history  []Message
 	records  []ToolRecord
 	warned   map[string]bool
@@ -177,6 +183,9 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 		}
 	}
 	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, defsGen: gen, warned: map[string]bool{}}
+	if opts.ToolExamples {
+		a.examples = toolExamples(reg, defs)
+	}
 	if opts.System != "" {
 		a.history = []Message{{Role: RoleSystem, Content: opts.System}}
 	}
@@ -428,6 +437,9 @@ func (a *Agent) refreshTools(on func(Event)) {
 		return
 	}
 	a.defs, a.defsGen = defs, gen
+	if a.opts.ToolExamples {
+		a.examples = toolExamples(a.reg, defs)
+	}
 }
 
 // complete generates one reply of the turn with the agent's sampling and
@@ -488,10 +500,18 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 	return *turn, nil
 }
 
-// answerMessages is the conversation for an answer without tools: earlier
-// turns as text (tool calls and results left out, neighbours of one role
+// answerMessages is the conversation for an answer without tools: a
+// system message with the turn's calls and their results, earlier turns
+// as text (tool calls and results left out, neighbours of one role
 // merged, as some templates require alternating roles), then the request
-// with the turn's calls and their results.
+// as the user wrote it.
+//
+// Measured with the 0.5B default model on thirteen answers: with the
+// results in the user's message ("I ran the tool …") it described the
+// tool or explained how to do the task (8 right); with the results
+// first and the request last it cut answers short ("Buy milk" for a
+// three-line file; 10); with the results in the system message and the
+// request alone, 12.
 func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
 	var msgs []Message
 	add := func(role, content string) {
@@ -505,25 +525,32 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		}
 		msgs = append(msgs, Message{Role: role, Content: content})
 	}
-	for _, m := range earlier {
+	rest := earlier
+	if len(rest) > 0 && rest[0].Role == RoleSystem {
+		add(RoleSystem, rest[0].Content) // the user's system prompt first
+		rest = rest[1:]
+	}
+	if len(calls) > 0 {
+		var b strings.Builder
+		b.WriteString("Answer the user's question from these results of tools run in the user's directory.")
+		for _, c := range calls {
+			if c.Denied {
+				fmt.Fprintf(&b, "\n\n%s %s was not run: the user denied permission.", c.Name, argsOrEmpty(c.Arguments))
+				continue
+			}
+			out := strings.TrimRight(result(c), "\n")
+			fence := codeFence(out)
+			fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
+		}
+		b.WriteString("\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.")
+		add(RoleSystem, b.String())
+	}
+	for _, m := range rest {
 		if m.Role != RoleTool {
 			add(m.Role, m.Content)
 		}
 	}
-	var b strings.Builder
-	b.WriteString(request)
-	for _, c := range calls {
-		if c.Denied {
-			// In the user's voice: "permission_denied" read as a system
-			// problem had small models explain file permissions.
-			fmt.Fprintf(&b, "\n\nI did not allow the tool %s %s to run.", c.Name, argsOrEmpty(c.Arguments))
-			continue
-		}
-		out := result(c)
-		fence := codeFence(out)
-		fmt.Fprintf(&b, "\n\nI ran the tool %s %s and it returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, strings.TrimRight(out, "\n"), fence)
-	}
-	add(RoleUser, b.String())
+	add(RoleUser, request)
 	return msgs
 }
 

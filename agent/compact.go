@@ -72,6 +72,7 @@ func (a *Agent) request(choice grammar.ToolChoice, textOnly bool) CompletionRequ
 		Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, MaxTokens: a.opts.MaxTokens,
 		ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
+		Examples: a.examples,
 	}
 }
 
@@ -308,8 +309,12 @@ func BaseTokens(tok tokenizer, info ModelInfo, reg *tools.Registry, opts Options
 		msgs = append(msgs, Message{Role: RoleSystem, Content: opts.System})
 	}
 	msgs = append(msgs, Message{Role: RoleUser, Content: "Hello."})
+	var examples []ToolExample
+	if opts.ToolExamples {
+		examples = toolExamples(reg, defs)
+	}
 	return NewCompleter(countOnly{tok}, info).PromptTokens(CompletionRequest{
 		Messages: msgs, Tools: defs, Format: opts.Format, ToolChoice: opts.ToolChoice, Parallel: opts.Parallel,
-		ResultsAsUser: opts.ResultsAsUser, CompactTools: opts.CompactTools,
+		ResultsAsUser: opts.ResultsAsUser, CompactTools: opts.CompactTools, Examples: examples,
 	})
 }

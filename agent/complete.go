@@ -40,8 +40,11 @@ type CompletionRequest struct {
 	// ToolPrompt, if set, replaces offgrid's own tool instructions in the
 	// system message (the tools are then not handed to the template).
 	ToolPrompt string
-	Sampling   inference.Sampling
-	MaxTokens  int
+	// Examples, shown in the system message when tools are offered, are
+	// requests and the first call that serves each.
+	Examples  []ToolExample
+	Sampling  inference.Sampling
+	MaxTokens int
 	// Stream receives the visible text as it is generated, markup
 	// stripped.
 	Stream func(text string)
@@ -164,6 +167,10 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 		}
 	}
 	msgs := req.Messages
+	if len(tools) > 0 && len(req.Examples) > 0 {
+		msgs = withExamples(msgs, examplesGuide(req.Examples, p.format))
+	}
+	given := msgs
 	var nativeTools []grammar.Tool
 	if native {
 		nativeTools = tools
@@ -184,7 +191,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 			if len(tools) > 0 {
 				instructions = toolInstructions(tools, p.format, choice, req.Parallel)
 			}
-			msgs = flatten(req.Messages, p.format, instructions)
+			msgs = flatten(given, p.format, instructions)
 		}
 	}
 	p.text = c.tmpl.layout(msgs, true)

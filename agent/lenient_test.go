@@ -156,8 +156,8 @@ func TestAgentRepeatAnswer(t *testing.T) {
 }
 
 // TestAgentAnswerSeparate: with Answer separate, the answer after a
-// repeat is written in a prompt without the tools, where the request is
-// followed by the calls and results; the history stays canonical.
+// repeat is written in a prompt without the tools: the calls and results
+// in the system message, the request after; the history stays canonical.
 func TestAgentAnswerSeparate(t *testing.T) {
 	c1, c2 := hermes(call("echo", `{"text":"hi"}`)), hermes(call("add", `{"a":2,"b":3}`))
 	// With no tools offered, text that looks like a call is text.
@@ -170,9 +170,10 @@ func TestAgentAnswerSeparate(t *testing.T) {
 		t.Fatalf("turn %+v", turn)
 	}
 	p := h.eng.prompts[4]
-	want := "Hello there.<|im_end|>\n<|im_start|>user\nEcho hi and add 2 and 3.\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n```\nhi\n```" +
-		"\n\nI ran the tool add {\"a\":2,\"b\":3} and it returned:\n```\n5\n```<|im_end|>\n<|im_start|>assistant\n"
-	if !strings.HasSuffix(p, want) || strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
+	results := "echo {\"text\":\"hi\"} returned:\n```\nhi\n```\n\nadd {\"a\":2,\"b\":3} returned:\n```\n5\n```"
+	if !strings.HasPrefix(p, "<|im_start|>system\n") || !strings.Contains(p, results) ||
+		!strings.HasSuffix(p, "Hello there.<|im_end|>\n<|im_start|>user\nEcho hi and add 2 and 3.<|im_end|>\n<|im_start|>assistant\n") ||
+		strings.Contains(p, "<tools>") || strings.Contains(p, "<tool_response>") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
 	if g := h.eng.reqs[4].Grammar; g != nil {
@@ -207,14 +208,27 @@ func TestAnswerMessages(t *testing.T) {
 	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}},
 		{Name: "rm", Arguments: json.RawMessage(`{"path":"x"}`), Denied: true, Result: tools.Result{ErrorType: tools.TypePermissionDenied}}}
 	got := answerMessages(earlier, "q", calls, res)
+	results := "Answer the user's question from these results of tools run in the user's directory." +
+		"\n\necho {\"text\":\"hi\"} returned:\n````\na ``` fence\n````" +
+		"\n\nrm {\"path\":\"x\"} was not run: the user denied permission." +
+		"\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done."
 	want := []Message{
+		{Role: RoleSystem, Content: results},
 		{Role: RoleUser, Content: "a\n\nb"},
 		{Role: RoleAssistant, Content: "c"},
-		{Role: RoleUser, Content: "q\n\nI ran the tool echo {\"text\":\"hi\"} and it returned:\n````\na ``` fence\n````" +
-			"\n\nI did not allow the tool rm {\"path\":\"x\"} to run."},
+		{Role: RoleUser, Content: "q"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q", got)
+	}
+	// The user's system prompt comes first, the results after it.
+	got = answerMessages(append([]Message{{Role: RoleSystem, Content: "Be brief."}}, earlier...), "q", calls, res)
+	if got[0].Role != RoleSystem || got[0].Content != "Be brief.\n\n"+results || len(got) != 4 {
+		t.Fatalf("with a system prompt: %q", got)
+	}
+	// No calls: the request alone.
+	if got = answerMessages(nil, "q", nil, res); !reflect.DeepEqual(got, []Message{{Role: RoleUser, Content: "q"}}) {
+		t.Fatalf("no calls: %q", got)
 	}
 }
 
@@ -269,7 +283,7 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 	if turn.Stop != nil || turn.Content != "Wrote x." || len(turn.Calls) != 2 || turn.Replies != 3 {
 		t.Fatalf("turn %+v", turn)
 	}
-	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "I ran the tool write_note") {
+	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "write_note {\"text\":\"x\"} returned:") {
 		t.Fatalf("answer prompt:\n%s", p)
 	}
 	// Denied: the model is offered the tools again.

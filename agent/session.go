@@ -78,7 +78,7 @@ func (a *Agent) countRequest(msgs []Message) CompletionRequest {
 	return CompletionRequest{
 		Messages: msgs, Tools: a.defs, Format: a.opts.Format, ToolChoice: a.opts.ToolChoice,
 		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, ResultsAsUser: a.opts.ResultsAsUser,
-		CompactTools: a.opts.CompactTools,
+		CompactTools: a.opts.CompactTools, Examples: a.examples,
 	}
 }
 

@@ -38,6 +38,9 @@ type AgentDefaults struct {
 	// AnswerAfterChange has the model answer once a change succeeded
 	// (see agent.Options.AnswerAfterChange).
 	AnswerAfterChange bool
+	// ToolExamples shows the model the tools' examples (see
+	// agent.Options.ToolExamples).
+	ToolExamples bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

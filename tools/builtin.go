@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -123,7 +124,30 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 			return nil, fmt.Errorf("builtin tools: %w", err)
 		}
 	}
+	for name, ex := range builtinExamples() {
+		if t, ok := r.Lookup(name); ok {
+			t.Examples = ex
+		}
+	}
 	return r, nil
+}
+
+// builtinExamples returns the built-in tools' examples. Their files and
+// words are not those of the agent suite (bench/agent), which measures
+// them.
+func builtinExamples() map[string][]Example {
+	return map[string][]Example{
+		"ls":          {{Request: "Which files are in src?", Arguments: json.RawMessage(`{"path": "src"}`)}},
+		"read_file":   {{Request: "What is in plan.md?", Arguments: json.RawMessage(`{"path": "plan.md"}`)}},
+		"grep_search": {{Request: "Which files mention http?", Arguments: json.RawMessage(`{"pattern": "http"}`)}},
+		"replace_lines": {{Request: "Change line 3 of app.py to: x = 1",
+			Arguments: json.RawMessage(`{"path": "app.py", "line_start": 3, "line_end": 3, "new_content": "x = 1"}`)}},
+		"insert_lines": {{Request: "Add the line 'ship it' at the end of list.txt", Tool: "read_file",
+			Arguments: json.RawMessage(`{"path": "list.txt"}`), Then: "then insert_lines at one past the last line"}},
+		"write_file":       {{Request: "Make a file hi.txt saying hello", Arguments: json.RawMessage(`{"path": "hi.txt", "content": "hello"}`)}},
+		"get_current_time": {{Request: "What is the date today?", Arguments: json.RawMessage(`{}`)}},
+		"add_task":         {{Request: "Add a task: deploy", Arguments: json.RawMessage(`{"task": "deploy"}`)}},
+	}
 }
 
 // confined wraps a tool function so that no error it returns names the

@@ -25,10 +25,26 @@ type Tool struct {
 	// validation, with absent top-level arguments set to their defaults.
 	// Return an [*Error] (see [Errorf]) to choose the wire error type.
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
+	// Examples show the model requests this tool serves and the call to
+	// make first (see package agent's Options.ToolExamples); optional.
+	Examples []Example
 
 	schema   *jsonschema.Schema
 	order    []string                   // top-level property names in order
 	defaults map[string]json.RawMessage // top-level defaults
+}
+
+// Example is a request and the first call that serves it.
+type Example struct {
+	// Request is what a user might ask.
+	Request string
+	// Tool is the tool to call first; "" means the tool the example
+	// belongs to.
+	Tool string
+	// Arguments of that call, a JSON object.
+	Arguments json.RawMessage
+	// Then, if set, says in a few words what comes after the call.
+	Then string
 }
 
 // New builds a tool whose arguments are the struct Args; the schema is

@@ -35,6 +35,7 @@ type agentBenchFlags struct {
 	remind                bool
 	system                string
 	afterChange           []string
+	examples              []string
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -87,6 +88,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	for _, v := range f.afterChange {
 		if v != "continue" && v != "answer" {
 			return fmt.Errorf("%w: --after-change: want continue or answer, not %q", errUsage, v)
+		}
+	}
+	for _, v := range f.examples {
+		if v != "off" && v != "on" {
+			return fmt.Errorf("%w: --examples: want off or on, not %q", errUsage, v)
 		}
 	}
 	for _, tp := range f.toolPrompts {
@@ -145,7 +151,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 // agentConfig is one way of driving the agent that bench --agent measures.
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
-	afterChange                                                string
+	afterChange, examples                                      string
 	remind                                                     bool
 	system                                                     string
 }
@@ -171,6 +177,7 @@ func (f agentBenchFlags) configs(grammars []string) []agentConfig {
 	each(f.onRepeat, func(c *agentConfig, v string) { c.onRepeat = v })
 	each(f.answers, func(c *agentConfig, v string) { c.answer = v })
 	each(f.afterChange, func(c *agentConfig, v string) { c.afterChange = v })
+	each(f.examples, func(c *agentConfig, v string) { c.examples = v })
 	return out
 }
 
@@ -183,6 +190,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.OnRepeat = agent.RepeatPolicy(c.onRepeat)
 	o.Remind = c.remind
 	o.AnswerAfterChange = c.afterChange == "answer"
+	o.ToolExamples = c.examples == "on"
 	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
 }
@@ -198,6 +206,9 @@ func (c agentConfig) label() string {
 	}
 	if c.system != "" {
 		l += "+system"
+	}
+	if c.examples == "on" {
+		l += "+examples"
 	}
 	if c.afterChange == "answer" {
 		l += "+answer after change"

@@ -31,6 +31,7 @@ type runFlags struct {
 	parallel, noGrammar, asJSON bool
 	verbosePrompt, remind       bool
 	answerAfterChange           bool
+	toolExamples                bool
 	compactTools                bool
 	curator                     string
 	noPromptCache               bool
@@ -88,6 +89,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn), answer (not run; the model answers in text instead) or another (not run; once per turn the model must call another tool or answer, then as answer); default: the model's catalog setting, else stop")
 	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results folded into the request); default: the model's catalog setting, else inline")
 	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
+	fs.BoolVar(&f.toolExamples, "tool-examples", false, "show the model the tools' examples (a request and the first call to make) beside their definitions; default: the model's catalog setting")
 	fs.BoolVar(&f.answerAfterChange, "answer-after-change", false, "once a call that changes something (a file edit, a command) succeeds, the model answers instead of calling again (as --answer says); default: the model's catalog setting")
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
@@ -206,6 +208,9 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		if !ld.changed("answer-after-change") {
 			opts.AnswerAfterChange = d.AnswerAfterChange
 		}
+		if !ld.changed("tool-examples") {
+			opts.ToolExamples = d.ToolExamples
+		}
 		if f.answer == "" && d.Answer != "" {
 			opts.Answer = agent.AnswerStyle(d.Answer)
 		}
@@ -293,6 +298,7 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 		ResultsAsUser:     f.resultRole == "user",
 		Remind:            f.remind,
 		AnswerAfterChange: f.answerAfterChange,
+		ToolExamples:      f.toolExamples,
 		CompactTools:      f.compactTools,
 		OnRepeat:          onRepeat,
 		Answer:            answer,
