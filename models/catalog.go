@@ -69,7 +69,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, Temperature: greedy()},
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",
@@ -83,7 +83,7 @@ func Catalog() []Model {
 				SHA256:   "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 				Size:     1117320768,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, Temperature: greedy()},
 		},
 		{
 			Name:    "gemma3-270m",

@@ -103,10 +103,15 @@ func TestMCPConfig(t *testing.T) {
 }
 
 // TestRunMCPDefaultModel is the acceptance run of an MCP server on the
-// default model: `offgrid run --mcp 'fs=npx -y
-// @modelcontextprotocol/server-filesystem DIR' -p "List the files in DIR"
-// --yes --json` must list DIR through the server, every call a valid call
-// of an offered tool, and answer with the files. -short skips it.
+// default model, with its catalog settings: `offgrid run --mcp 'fs=npx -y
+// @modelcontextprotocol/server-filesystem DIR' -p PROMPT --yes --json`
+// must go through the server, every call a valid call of an offered tool,
+// and answer with the files. The prompts: the issue's "List the files in
+// DIR", and the server's own question, "What files are in the allowed
+// directory?", with only the server's tools offered (--tools 'fs_*', as
+// the question is about them) and --on-repeat another: the model calls
+// fs_list_allowed_directories twice, and only with that tool kept out of
+// the second reply goes on to fs_list_directory. -short skips it.
 func TestRunMCPDefaultModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model MCP run")
@@ -117,44 +122,55 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
 	srv := fsServer(t, dir)
-	var out bytes.Buffer
-	env, errb := runEnv(t, "", &out)
-	if _, err := resolveModel(context.Background(), env, ""); err != nil {
-		t.Fatalf("the default model is not installed (%v): run 'make model'", err)
-	}
-	code := runMain(t.Context(), env, []string{"run", "--mcp", srv, "-p", "List the files in " + dir, "--yes", "--json", "--seed", "1", "-t", "1"})
-	if code != 0 {
-		if strings.Contains(errb.String(), "MCP server fs") {
-			testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
-			return
-		}
-		t.Fatalf("exit %d\n%s", code, errb.String())
-	}
-	var mcpCalls int
-	var final string
-	var trace []string
-	for _, e := range jsonEvents(t, out.String()) {
-		switch e.Type {
-		case agent.EventToolResult:
-			r := e.Record
-			trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
-			if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.TypeValidationFailed {
-				t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
+	for _, tc := range []struct {
+		prompt string
+		args   []string
+	}{
+		{"List the files in " + dir, nil},
+		{"What files are in the allowed directory?", []string{"--tools", "fs_*", "--on-repeat", "another"}},
+	} {
+		t.Run(tc.prompt, func(t *testing.T) {
+			var out bytes.Buffer
+			env, errb := runEnv(t, "", &out)
+			if _, err := resolveModel(context.Background(), env, ""); err != nil {
+				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}
-			if strings.HasPrefix(r.Name, "fs_") && r.OK() {
-				mcpCalls++
+			args := append([]string{"run", "--mcp", srv, "-p", tc.prompt, "--yes", "--json", "--seed", "1", "-t", "1"}, tc.args...)
+			code := runMain(t.Context(), env, args)
+			if code != 0 {
+				if strings.Contains(errb.String(), "MCP server fs") {
+					testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once):\n%s", errb.String())
+					return
+				}
+				t.Fatalf("exit %d\n%s", code, errb.String())
 			}
-		case agent.EventError:
-			if e.Code == agent.InvalidToolSignature {
-				t.Errorf("a reply was not a valid call: %s", e.Text)
+			var mcpCalls int
+			var final string
+			var trace []string
+			for _, e := range jsonEvents(t, out.String()) {
+				switch e.Type {
+				case agent.EventToolResult:
+					r := e.Record
+					trace = append(trace, fmt.Sprintf("call %s %s: %s", r.Name, r.Arguments, r.Summary()))
+					if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature || r.Result.ErrorType == tools.TypeValidationFailed {
+						t.Errorf("invalid call %s %s: %s", r.Name, r.Arguments, r.Result.Compact())
+					}
+					if strings.HasPrefix(r.Name, "fs_") && r.OK() {
+						mcpCalls++
+					}
+				case agent.EventError:
+					if e.Code == agent.InvalidToolSignature {
+						t.Errorf("a reply was not a valid call: %s", e.Text)
+					}
+				case agent.EventFinal:
+					final = e.Text
+					trace = append(trace, "final "+e.Text)
+				}
 			}
-		case agent.EventFinal:
-			final = e.Text
-			trace = append(trace, "final "+e.Text)
-		}
+			if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
+				t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
+			}
+			t.Logf("%s", strings.Join(trace, "\n"))
+		})
 	}
-	if mcpCalls == 0 || !strings.Contains(final, "notes.txt") || !strings.Contains(final, "main.go") {
-		t.Fatalf("want a successful fs_ call and an answer naming notes.txt and main.go; got:\n%s", strings.Join(trace, "\n"))
-	}
-	t.Logf("%s", strings.Join(trace, "\n"))
 }
