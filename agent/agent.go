@@ -372,6 +372,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return turn, err
 		}
 		step := a.run(ctx, x, on)
+		full := false // a result found no room in the window
 		next := a.request(grammar.Auto, false)
 		a.roomForResults(next, on)
 		for i, p := range x.Calls() {
@@ -379,7 +380,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
 				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration, Cut: cut}
 			if cut != nil && cut.Bytes == 0 {
-				textOnly = true // the window is full: the model answers with what it has
+				full = true // the window is full: the model answers with what it has
 			}
 			a.records = append(a.records, r)
 			turn.Calls = append(turn.Calls, r)
@@ -388,6 +389,15 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			}
 			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
 			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
+		}
+		if full && step.Action != ActionStop && ctx.Err() == nil {
+			if a.opts.Answer == AnswerSeparate {
+				// The answer's own prompt fits the results to the window;
+				// this conversation may leave no room even for a reply.
+				on(Event{Type: EventWarning, Text: "the context window is full; the model answers from the results it has"})
+				return a.answerSeparately(ctx, a.budget.turn, &turn, on)
+			}
+			textOnly = true
 		}
 		if a.opts.AnswerAfterChange && changed(x.Calls()) && !textOnly && step.Action != ActionStop && ctx.Err() == nil {
 			on(Event{Type: EventWarning, Text: "a change was made; the model is asked to answer"})

@@ -83,11 +83,11 @@ func TestDefaultModelBudget(t *testing.T) {
 	// answers checks a turn: an answer, no error, no overflow.
 	answers := func(t *testing.T, prompt string, turn Turn, err error) {
 		t.Helper()
-		if errors.Is(err, inference.ErrContextFull) {
-			t.Fatalf("%s: %v", prompt, err)
-		}
 		for _, r := range turn.Calls {
 			t.Logf("  %s %s → %s %v", r.Name, r.Arguments, r.Status(), r.Cut)
+		}
+		if errors.Is(err, inference.ErrContextFull) {
+			t.Fatalf("%s: %v", prompt, err)
 		}
 		t.Logf("  %d prompt tokens in all; answer %q", turn.Stats.PromptTokens, turn.Content)
 		if err != nil || turn.Stop != nil || strings.TrimSpace(turn.Content) == "" {

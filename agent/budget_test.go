@@ -369,3 +369,27 @@ func TestAgentNoRoom(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestAgentFullWindowAnswersSeparately: when a result finds no room left
+// in the window, the model answers in the separate answer's prompt, which
+// fits the results to the window, instead of in a conversation that may
+// leave no room even for a reply (with Answer separate).
+func TestAgentFullWindowAnswersSeparately(t *testing.T) {
+	const window, reply = 1400, 100
+	var replies []string
+	for i := range 12 {
+		replies = append(replies, dump(1000+i))
+	}
+	a, eng := budgetAgent(t, window, bigRegistry(t), Options{MaxTokens: reply, Answer: AnswerSeparate, Limits: Limits{MaxIterations: 12}}, replies...)
+	var full bool
+	turn, err := a.Send(t.Context(), "dump a lot, again and again", func(e Event) {
+		full = full || e.Type == EventWarning && strings.Contains(e.Text, "window is full")
+	})
+	n := len(eng.prompts)
+	if err != nil || !full {
+		t.Fatalf("err %v, window full %v, after %d replies; turn %+v", err, full, n, turn)
+	}
+	if p := eng.prompts[n-1]; len(p)+reply > window || strings.Contains(p, `"name": "dump"`) || turn.Content != replies[n-1] {
+		t.Fatalf("the last prompt (%d tokens) is not the answer's, or the answer %q is not the reply:\n%s", len(p), turn.Content, p)
+	}
+}
