@@ -78,7 +78,7 @@ func (f *fileTools) curated(ctx context.Context, path string, br *bufio.Reader, 
 	for _, r := range sel.Ranges {
 		spans = append(spans, r.String())
 	}
-	fmt.Fprintf(&w, "[%s has %d lines; shown: lines %s, the parts that matter for the request (chosen by offgrid's file curator); call read_file with offset and limit to read other lines]\n",
+	fmt.Fprintf(&w, "[%s has %d lines; shown: lines %s, the parts that matter for the request (chosen by offgrid's file curator); call read_file with an offset to read from another line]\n",
 		path, len(lines), strings.Join(spans, ", "))
 	return w.String(), nil, true, nil
 }

@@ -49,11 +49,11 @@ func TestReadFileCurated(t *testing.T) {
 		has, not []string
 	}{
 		{"named line", ask("What is on line 2999 of long.txt?"), `{"path":"long.txt"}`,
-			[]string{"…\n2996: This is line 2996", "2999: This is line 2999", "3000: This is line 3000", "[long.txt has 3000 lines; shown: lines 2996–3000, the parts that matter", "offset and limit"},
+			[]string{"…\n2996: This is line 2996", "2999: This is line 2999", "3000: This is line 3000", "[long.txt has 3000 lines; shown: lines 2996–3000, the parts that matter", "with an offset"},
 			[]string{"1: This is line 1 ", "2995:"}},
 		{"ranked", ask("What is the retry limit?"), `{"path":"long.txt"}`,
 			[]string{"2100: retry_limit = 7", "…\n", "chosen by offgrid's file curator"}, []string{"1: This is line 1 "}},
-		{"window", ask("What is on line 2999?"), `{"path":"long.txt","offset":5,"limit":10}`,
+		{"window", ask("What is on line 2999?"), `{"path":"long.txt","offset":5}`,
 			[]string{"5: This is line 5 ", "6: This"}, []string{"2999", "curator"}},
 		{"no request", t.Context(), `{"path":"long.txt"}`,
 			[]string{"1: This is line 1 of", "[stopped at line "}, []string{"curator"}},

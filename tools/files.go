@@ -183,7 +183,7 @@ func humanSize(n int64) string {
 
 // ---- read_file
 
-const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Without offset and limit it returns the whole file; give them only to read part of a long file."
+const readDescription = "Read a text file. Returns numbered lines as 'N: text'. Without offset it returns the whole file; a long file comes in parts, each ending with the offset to continue from."
 
 // maxWholeFile is the largest file read_file reads without a window and
 // the largest file the line tools edit.
@@ -203,11 +203,6 @@ const maxLine = 1 << 20
 type readArgs struct {
 	Path   string `json:"path" jsonschema:"file, relative to the working directory"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based (default: the first)" minimum:"1"`
-	// Limit's minimum of 10: the 0.5B default model read short files a
-	// line at a time (limit 1), following each part's note; without a
-	// limit at all it wrote its usual limit into offset (offset
-	// 1000000000 for "Read big.txt").
-	Limit int `json:"limit,omitempty" jsonschema:"most lines to return (default: all)" minimum:"10"`
 }
 
 // sniffLen is how much of a file is checked for NUL bytes, as git does.
@@ -224,9 +219,9 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	if err := checkRegular(a.Path, fi, "; use ls to list it"); err != nil {
 		return "", err
 	}
-	windowed := a.Offset > 0 || a.Limit > 0
+	windowed := a.Offset > 0
 	if fi.Size() > maxWholeFile && !windowed {
-		return "", Errorf(TypeValidationFailed, "%s is %s, more than the %s read_file returns at once; give offset and limit to read a part",
+		return "", Errorf(TypeValidationFailed, "%s is %s, more than the %s read_file returns at once; give an offset to read from",
 			a.Path, humanSize(fi.Size()), humanSize(maxWholeFile))
 	}
 	br := bufio.NewReaderSize(fh, 64<<10)
@@ -261,10 +256,6 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		n++
 		if n < start {
 			continue
-		}
-		if a.Limit > 0 && n-start >= a.Limit {
-			fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", n)
-			return b.String(), nil
 		}
 		if b.Len() >= maxReadText {
 			total := ""

@@ -81,7 +81,7 @@ func TestSpecialFiles(t *testing.T) {
 	}
 	runGuarded(t, r, []toolCase{
 		{"read fifo", "read_file", `{"path":"fifo"}`, TypeValidationFailed, []string{"named pipe"}, nil},
-		{"read fifo window", "read_file", `{"path":"fifo","offset":1,"limit":10}`, TypeValidationFailed, []string{"named pipe"}, nil},
+		{"read fifo window", "read_file", `{"path":"fifo","offset":1}`, TypeValidationFailed, []string{"named pipe"}, nil},
 		{"read link to fifo", "read_file", `{"path":"fifo-link"}`, TypeValidationFailed, []string{"named pipe"}, nil},
 		{"replace fifo", "replace_lines", edit("fifo"), TypeValidationFailed, []string{"named pipe"}, nil},
 		{"insert fifo", "insert_lines", `{"path":"fifo","line_start":1,"new_content":"x"}`, TypeValidationFailed, []string{"named pipe"}, nil},
@@ -183,7 +183,7 @@ func TestReadLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := execGuarded(t, uncapped, "read_file", `{"path":"oneline.txt","offset":1,"limit":10}`)
+	res := execGuarded(t, uncapped, "read_file", `{"path":"oneline.txt","offset":1}`)
 	line, _, _ := strings.Cut(strings.TrimPrefix(res.Text(), "1: "), " [")
 	if n := strings.Count(line, "a"); n != maxLine || !strings.Contains(res.Text(), "[line cut at 1.0 MB]") {
 		t.Errorf("read_file of a 3 MB line returned %d bytes of it (want %d) and %q", n, maxLine, res.Text()[max(0, len(res.Text())-80):])
