@@ -85,24 +85,20 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return fmt.Errorf("%w: --answer: %v", errUsage, err)
 		}
 	}
-	for _, v := range f.afterChange {
-		if v != "continue" && v != "answer" {
-			return fmt.Errorf("%w: --after-change: want continue or answer, not %q", errUsage, v)
-		}
-	}
-	for _, v := range f.examples {
-		if v != "off" && v != "on" {
-			return fmt.Errorf("%w: --examples: want off or on, not %q", errUsage, v)
-		}
-	}
-	for _, tp := range f.toolPrompts {
-		if tp != "template" && tp != "compact" {
-			return fmt.Errorf("%w: --tools-prompt: want template or compact, not %q", errUsage, tp)
-		}
-	}
-	for _, r := range f.roles {
-		if r != "tool" && r != "user" {
-			return fmt.Errorf("%w: --result-role: want tool or user, not %q", errUsage, r)
+	for _, c := range []struct {
+		flag string
+		vals []string
+		a, b string // the two values the flag takes
+	}{
+		{"--after-change", f.afterChange, "continue", "answer"},
+		{"--examples", f.examples, "off", "on"},
+		{"--tools-prompt", f.toolPrompts, "template", "compact"},
+		{"--result-role", f.roles, "tool", "user"},
+	} {
+		for _, v := range c.vals {
+			if v != c.a && v != c.b {
+				return fmt.Errorf("%w: %s: want %s or %s, not %q", errUsage, c.flag, c.a, c.b, v)
+			}
 		}
 	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
