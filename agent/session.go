@@ -75,11 +75,9 @@ func (a *Agent) Usage() (Usage, error) {
 
 // countRequest is the request Send would make for msgs.
 func (a *Agent) countRequest(msgs []Message) CompletionRequest {
-	return CompletionRequest{
-		Messages: msgs, Tools: a.defs, Format: a.opts.Format, ToolChoice: a.opts.ToolChoice,
-		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, ResultsAsUser: a.opts.ResultsAsUser,
-		CompactTools: a.opts.CompactTools, Examples: a.examples,
-	}
+	req := a.request(a.opts.ToolChoice, false)
+	req.Messages = msgs
+	return req
 }
 
 // tokens renders msgs as the next prompt and tokenizes it.
