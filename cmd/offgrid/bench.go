@@ -57,7 +57,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
 	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
 	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer)")
-	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, results folded into the request)")
+	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message)")
 	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
 	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says)")
 	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on")
