@@ -191,7 +191,11 @@ func TestWriteFile(t *testing.T) {
 	os.Chmod(filepath.Join(root, "notes.txt"), 0o600)
 	runCases(t, r, []toolCase{
 		{"create", "write_file", `{"path":"new/dir/f.txt","content":"héllo\n"}`, TypeNone, []string{"Created new/dir/f.txt (7 bytes)"}, nil},
+		{"overwrite unread", "write_file", `{"path":"notes.txt","content":"replaced"}`, TypeValidationFailed, []string{"notes.txt already exists and has not been read", "read_file"}, nil},
+		{"read", "read_file", `{"path":"notes.txt"}`, TypeNone, nil, nil},
 		{"overwrite", "write_file", `{"path":"notes.txt","content":"replaced"}`, TypeNone, []string{"Overwrote notes.txt (8 bytes)"}, nil},
+		{"overwrite again", "write_file", `{"path":"notes.txt","content":"replaced"}`, TypeNone, []string{"Overwrote notes.txt (8 bytes)"}, nil},
+		{"read target", "read_file", `{"path":"main.go"}`, TypeNone, nil, nil},
 		{"through link", "write_file", `{"path":"link.go","content":"package main\n"}`, TypeNone, []string{"main.go"}, nil},
 		{"directory", "write_file", `{"path":"sub","content":"x"}`, TypeValidationFailed, []string{"directory"}, nil},
 		{"root", "write_file", `{"path":".","content":"x"}`, TypeValidationFailed, nil, nil},
@@ -217,6 +221,33 @@ func TestWriteFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(root), "evil.txt")); err == nil {
 		t.Error("escaped write created a file outside the root")
+	}
+}
+
+// TestWriteFileReadFirst: write_file replaces only a file the model has
+// read as it is now, so that no content it never saw is lost.
+func TestWriteFileReadFirst(t *testing.T) {
+	r, root := fixture(t)
+	path := filepath.Join(root, "notes.txt")
+	later := time.Now().Add(time.Hour)
+	runCases(t, r, []toolCase{
+		{"line edit of an unread file", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":1,"new_content":"ONE"}`, TypeNone, nil, nil},
+		{"still unread", "write_file", `{"path":"notes.txt","content":"x"}`, TypeValidationFailed, []string{"has not been read"}, nil},
+		{"read", "read_file", `{"path":"notes.txt","offset":4}`, TypeNone, nil, nil},
+		{"line edit of a read file", "insert_lines", `{"path":"notes.txt","line_start":1,"new_content":"zero"}`, TypeNone, nil, nil},
+		{"still read", "write_file", `{"path":"notes.txt","content":"a\n"}`, TypeNone, []string{"Overwrote"}, nil},
+	})
+	if err := os.WriteFile(path, []byte("u\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, later, later) // the same size: only the time tells
+	runCases(t, r, []toolCase{
+		{"changed since read", "write_file", `{"path":"notes.txt","content":"b\n"}`, TypeValidationFailed, []string{"changed since it was last read"}, nil},
+		{"read again", "read_file", `{"path":"notes.txt"}`, TypeNone, []string{"1: u"}, nil},
+		{"then written", "write_file", `{"path":"notes.txt","content":"b\n"}`, TypeNone, nil, nil},
+	})
+	if b, _ := os.ReadFile(path); string(b) != "b\n" {
+		t.Errorf("notes.txt = %q, want \"b\\n\"", b)
 	}
 }
 

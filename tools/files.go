@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -21,6 +22,61 @@ import (
 type fileTools struct {
 	sb      *Sandbox
 	curator Curator
+
+	mu   sync.Mutex
+	seen map[string]stamp // files read or written through these tools, by resolved path
+}
+
+// stamp is what a file looked like when the tools last read or wrote it.
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+func stampOf(fi fs.FileInfo) stamp { return stamp{fi.Size(), fi.ModTime()} }
+
+// saw records that the model has seen rel as fi describes it.
+func (f *fileTools) saw(rel string, fi fs.FileInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen == nil {
+		f.seen = make(map[string]stamp)
+	}
+	f.seen[rel] = stampOf(fi)
+}
+
+// sawNow records rel as it is now on disk, after the tools wrote it.
+func (f *fileTools) sawNow(rel string) {
+	if fi, err := f.sb.dir.Lstat(rel); err == nil {
+		f.saw(rel, fi)
+	}
+}
+
+// edited keeps rel seen after a line edit if it was seen before: the
+// model knows the lines it changed, but not a file it never read.
+func (f *fileTools) edited(rel string) {
+	f.mu.Lock()
+	_, ok := f.seen[rel]
+	f.mu.Unlock()
+	if ok {
+		f.sawNow(rel)
+	}
+}
+
+// checkSeen refuses to overwrite the existing file rel (fi) unless the
+// model has read it, and as it is now: content it never saw, or that
+// changed under it, would be lost.
+func (f *fileTools) checkSeen(name, rel string, fi fs.FileInfo) error {
+	f.mu.Lock()
+	st, ok := f.seen[rel]
+	f.mu.Unlock()
+	switch {
+	case !ok:
+		return Errorf(TypeValidationFailed, "%s already exists and has not been read; read it with read_file first, then change its lines with replace_lines or insert_lines, or write its whole new content", name)
+	case st.size != fi.Size() || !st.mod.Equal(fi.ModTime()):
+		return Errorf(TypeValidationFailed, "%s has changed since it was last read; read it again with read_file first", name)
+	}
+	return nil
 }
 
 // display is how a resolved path is echoed back: relative to the root,
@@ -211,7 +267,7 @@ const sniffLen = 8000
 func isBinary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
 
 func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
-	fh, fi, _, err := f.sb.open(a.Path)
+	fh, fi, rel, err := f.sb.open(a.Path)
 	if err != nil {
 		return "", err
 	}
@@ -229,6 +285,7 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	if isBinary(head) {
 		return "", Errorf(TypeValidationFailed, "%s is a binary file (%s); read_file reads only text", a.Path, humanSize(fi.Size()))
 	}
+	f.saw(rel, fi)
 	if fi.Size() == 0 {
 		return "(empty file)\n", nil
 	}
@@ -353,8 +410,15 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 	if rel == "." {
 		return "", Errorf(TypeValidationFailed, "path %q names the working directory, not a file", a.Path)
 	}
-	_, statErr := f.sb.dir.Lstat(rel)
+	fi, statErr := f.sb.dir.Lstat(rel)
 	created := errors.Is(statErr, fs.ErrNotExist)
+	// A hard-linked file is replaced by a file of its own (see
+	// Sandbox.writeFile), so its content is not lost.
+	if statErr == nil && fi.Mode().IsRegular() && (linkCount(fi) == 1 || f.sb.hardlinks) {
+		if err := f.checkSeen(a.Path, rel, fi); err != nil {
+			return "", err
+		}
+	}
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
 			return "", Errorf(TypeValidationFailed, "cannot create %s: a parent on its path is a file, not a directory", a.Path)
@@ -364,6 +428,7 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 	if err := f.sb.writeFile(rel, []byte(a.Content), 0o644); err != nil {
 		return "", f.sb.pathError(a.Path, err)
 	}
+	f.sawNow(rel)
 	verb := "Overwrote"
 	if created {
 		verb = "Created"
@@ -545,6 +610,7 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	if err := t.splice(a.LineStart-1, a.LineEnd, repl); err != nil {
 		return "", err
 	}
+	f.edited(t.rel)
 	removed := a.LineEnd - a.LineStart + 1
 	s := fmt.Sprintf("Replaced lines %d-%d (%s) of %s with %s; the file now has %d lines.\n",
 		a.LineStart, a.LineEnd, plural(removed, "line"), display(t.rel), plural(len(repl), "line"), len(t.lines))
@@ -570,6 +636,7 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	if err := t.splice(a.LineStart-1, a.LineStart-1, repl); err != nil {
 		return "", err
 	}
+	f.edited(t.rel)
 	where := fmt.Sprintf("before line %d", a.LineStart)
 	if a.LineStart == n+1 {
 		where = "at the end"

@@ -34,6 +34,7 @@ func TestJournalUndo(t *testing.T) {
 	}
 	callOK(t, r, "replace_lines", `{"path":"a.txt","line_start":2,"line_end":2,"new_content":"TWO"}`)
 	edited, _ := os.ReadFile(filepath.Join(root, "a.txt"))
+	callOK(t, r, "read_file", `{"path":"a.txt"}`)
 	callOK(t, r, "write_file", `{"path":"a.txt","content":"replaced"}`)
 	callOK(t, r, "write_file", `{"path":"sub/new.txt","content":""}`)
 	callOK(t, r, "insert_lines", `{"path":"sub/new.txt","line_start":1,"new_content":"x"}`)
@@ -87,6 +88,7 @@ func TestJournalChangedSince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	callOK(t, r, "read_file", `{"path":"a.txt"}`)
 	callOK(t, r, "write_file", `{"path":"a.txt","content":"tool\n"}`)
 	os.WriteFile(path, []byte("user\n"), 0o644)
 	if _, err := j.Undo(false); !errors.Is(err, ErrChangedSince) {
