@@ -30,7 +30,7 @@ func TestToolErrorReachesModelAsItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "not_found: replace_lits does not exist"
+	const want = "not_found: replace_lits does not exist; the working directory holds no files"
 	rec := turn.Calls[0]
 	if rec.Summary() != want || rec.Code != ToolExecutionFailed {
 		t.Errorf("record: summary %q code %v, want %q", rec.Summary(), rec.Code, want)

@@ -13,18 +13,19 @@ import (
 )
 
 // TestToolErrorsInOwnWords checks that failures on real files read as the
-// tool's own error ("not_found: replace_lits does not exist") and never
-// name the root's absolute path.
+// tool's own error ("not_found: replace_lits does not exist"), list what
+// the nearest directory holds, and never name the root's absolute path.
 func TestToolErrorsInOwnWords(t *testing.T) {
 	r, root := fixture(t)
 	for _, tc := range []struct {
 		tool, args, want string
 	}{
-		{"replace_lines", `{"path":"replace_lits","line_start":1,"line_end":1,"new_content":"x"}`, "not_found: replace_lits does not exist"},
-		{"insert_lines", `{"path":"insert_lits","line_start":1,"new_content":"x"}`, "not_found: insert_lits does not exist"},
-		{"read_file", `{"path":"sub/nope.go"}`, "not_found: sub/nope.go does not exist"},
-		{"read_file", `{"path":"./sub/../nope.go"}`, "not_found: ./sub/../nope.go does not exist"},
-		{"ls", `{"path":"nope"}`, "not_found: nope does not exist"},
+		{"replace_lines", `{"path":"replace_lits","line_start":1,"line_end":1,"new_content":"x"}`, "not_found: replace_lits does not exist; the working directory holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/"},
+		{"insert_lines", `{"path":"insert_lits","line_start":1,"new_content":"x"}`, "not_found: insert_lits does not exist; the working directory holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/"},
+		{"read_file", `{"path":"sub/nope.go"}`, "not_found: sub/nope.go does not exist; sub holds deep/, ignored.go, lib.go"},
+		{"read_file", `{"path":"./sub/../nope.go"}`, "not_found: ./sub/../nope.go does not exist; the working directory holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/"},
+		{"ls", `{"path":"nope"}`, "not_found: nope does not exist; the working directory holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/"},
+		{"read_file", `{"path":"/etc/notes.txt"}`, `permission_denied: path is outside the working directory: "/etc/notes.txt" is absolute; give a path relative to the working directory, which holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/`},
 		{"read_file", `{"path":"notes.txt/x"}`, "not_found: notes.txt/x does not exist: a parent on its path is a file, not a directory"},
 		{"read_file", `{"path":"link.go/x"}`, "not_found: link.go/x does not exist: a parent on its path is a file, not a directory"},
 	} {
@@ -93,8 +94,8 @@ func TestPathError(t *testing.T) {
 		want string
 		typ  ErrorType
 	}{
-		{"missing", &fs.PathError{Op: "openat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", TypeNotFound},
-		{"stat missing", &fs.PathError{Op: "stat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist", TypeNotFound},
+		{"missing", &fs.PathError{Op: "openat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist; the working directory holds no files", TypeNotFound},
+		{"stat missing", &fs.PathError{Op: "stat", Path: abs, Err: syscall.ENOENT}, "dir/f.txt does not exist; the working directory holds no files", TypeNotFound},
 		{"not a directory", &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR}, "dir/f.txt does not exist: a parent on its path is a file, not a directory", TypeNotFound},
 		{"permission", &fs.PathError{Op: "openat", Path: abs, Err: syscall.EACCES}, "cannot open dir/f.txt: permission denied", TypePermissionDenied},
 		{"rename", &os.LinkError{Op: "renameat", Old: abs + ".tmp", New: abs, Err: syscall.EXDEV}, "cannot rename dir/f.txt: invalid cross-device link", TypeIO},

@@ -3,9 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -99,7 +101,11 @@ func (s *Sandbox) resolve(name string) (string, error) {
 		return "", Errorf(TypeValidationFailed, "path %q is not valid UTF-8", name)
 	}
 	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
-		return "", fmt.Errorf("%w: %q is absolute; give a path relative to the working directory", ErrOutsideRoot, name)
+		msg := fmt.Sprintf("%q is absolute; give a path relative to the working directory", name)
+		if list := s.holds("."); list != "" {
+			msg += ", which holds " + list
+		}
+		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, msg)
 	}
 	clean := filepath.Clean(name)
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
@@ -248,13 +254,78 @@ func (s *Sandbox) pathError(name string, err error) error {
 	wrapped := &fs.PathError{Op: op, Path: name, Err: cause}
 	switch {
 	case errors.Is(cause, fs.ErrNotExist):
-		return &toolPathError{msg: name + " does not exist", err: wrapped}
+		return &toolPathError{msg: s.missing(name), err: wrapped}
 	case errors.Is(cause, syscall.ENOTDIR):
 		return &Error{Type: TypeNotFound, Err: &toolPathError{msg: name + " does not exist: a parent on its path is a file, not a directory", err: wrapped}}
 	case errors.Is(cause, fs.ErrPermission):
 		return &toolPathError{msg: fmt.Sprintf("cannot %s %s: permission denied", op, name), err: wrapped}
 	}
 	return &toolPathError{msg: fmt.Sprintf("cannot %s %s: %s", op, name, s.relative(cause.Error())), err: wrapped}
+}
+
+// maxHolds is the most names a "holds" hint lists.
+const maxHolds = 20
+
+// holds lists what the directory rel (relative to the root) holds, for
+// an error about a path that is not there, so that the model can find the
+// one it meant: "a.txt, docs/, notes.txt". Names starting with a dot are
+// left out; "" if rel cannot be listed.
+func (s *Sandbox) holds(rel string) string {
+	f, err := s.dir.Open(rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(10 * maxHolds)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	var names []string
+	for _, e := range ents {
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case e.IsDir():
+			names = append(names, e.Name()+"/")
+		default:
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	switch {
+	case len(names) == 0:
+		return "no files"
+	case len(names) > maxHolds || len(ents) == 10*maxHolds:
+		return strings.Join(names[:min(len(names), maxHolds)], ", ") + " and more"
+	}
+	return strings.Join(names, ", ")
+}
+
+// missing is the message for name, which does not exist: it says what
+// the nearest directory on its path that does exist holds.
+func (s *Sandbox) missing(name string) string {
+	dir := s.nearest(name)
+	list := s.holds(dir)
+	if list == "" {
+		return name + " does not exist"
+	}
+	where := display(dir)
+	if dir == "." {
+		where = "the working directory"
+	}
+	return name + " does not exist; " + where + " holds " + list
+}
+
+// nearest returns the deepest directory on the path name (relative to
+// the root) that exists, "." at least.
+func (s *Sandbox) nearest(name string) string {
+	d := filepath.Dir(filepath.Clean(filepath.FromSlash(name)))
+	for d != "." && d != string(filepath.Separator) && !strings.HasPrefix(d, "..") {
+		if fi, err := s.dir.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
+	return "."
 }
 
 // toolPathError is a file-system error in a tool's words; it unwraps to
