@@ -36,6 +36,7 @@ type agentBenchFlags struct {
 	system                string
 	afterChange           []string
 	examples              []string
+	parallel              []string
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -92,6 +93,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	}{
 		{"--after-change", f.afterChange, "continue", "answer"},
 		{"--examples", f.examples, "off", "on"},
+		{"--parallel", f.parallel, "off", "on"},
 		{"--tools-prompt", f.toolPrompts, "template", "compact"},
 		{"--result-role", f.roles, "tool", "user"},
 	} {
@@ -147,7 +149,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 // agentConfig is one way of driving the agent that bench --agent measures.
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
-	afterChange, examples                                      string
+	afterChange, examples, parallel                            string
 	remind                                                     bool
 	system                                                     string
 }
@@ -174,6 +176,7 @@ func (f agentBenchFlags) configs(grammars []string) []agentConfig {
 	each(f.answers, func(c *agentConfig, v string) { c.answer = v })
 	each(f.afterChange, func(c *agentConfig, v string) { c.afterChange = v })
 	each(f.examples, func(c *agentConfig, v string) { c.examples = v })
+	each(f.parallel, func(c *agentConfig, v string) { c.parallel = v })
 	return out
 }
 
@@ -187,6 +190,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.Remind = c.remind
 	o.AnswerAfterChange = c.afterChange == "answer"
 	o.ToolExamples = c.examples == "on"
+	o.Parallel = c.parallel == "on"
 	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
 }
@@ -205,6 +209,9 @@ func (c agentConfig) label() string {
 	}
 	if c.examples == "on" {
 		l += "+examples"
+	}
+	if c.parallel == "on" {
+		l += "+parallel"
 	}
 	if c.afterChange == "answer" {
 		l += "+answer after change"

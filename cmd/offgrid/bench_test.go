@@ -138,6 +138,7 @@ func TestBenchAgentUsage(t *testing.T) {
 		{[]string{"--agent", "-m", "x", "--answer", "later"}, "--answer"},
 		{[]string{"--agent", "-m", "x", "--after-change", "stop"}, "--after-change"},
 		{[]string{"--agent", "-m", "x", "--examples", "some"}, "--examples: want off or on"},
+		{[]string{"--agent", "-m", "x", "--parallel", "yes"}, "--parallel: want off or on"},
 		{[]string{"--agent", "-m", "x", "--task", "no-such-task"}, "no task of suite builtin"},
 		{[]string{"--agent", "-m", "x", "--mcp", "no-name"}, "want NAME=COMMAND"},
 		{[]string{"--agent", "-m", "x", "--suite", "/nonexistent.json"}, "no such file"},
