@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -543,16 +544,32 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 	if len(calls) > 0 {
 		var b strings.Builder
 		b.WriteString("Answer the user's question from these results of tools run in the user's directory.")
+		var denied []string
+		ran := false // a call was not denied
 		for _, c := range calls {
+			ran = ran || !c.Denied
 			if c.Denied {
 				fmt.Fprintf(&b, "\n\n%s %s was not run: the user denied permission.", c.Name, argsOrEmpty(c.Arguments))
+				if !slices.Contains(denied, c.Name) {
+					denied = append(denied, c.Name)
+				}
 				continue
 			}
 			out := strings.TrimRight(result(c), "\n")
 			fence := codeFence(out)
 			fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
 		}
-		b.WriteString("\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.")
+		if len(denied) == 0 {
+			b.WriteString("\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.")
+		} else {
+			// Told that the tools did what was asked, models claimed the
+			// denied change was made.
+			fmt.Fprintf(&b, "\n\nThe user denied permission for %s, so it did not run and what it would have done was not done. Reply that it was not done because permission was denied", strings.Join(denied, " and "))
+			if ran {
+				b.WriteString(", and with what the other tools found or did")
+			}
+			b.WriteString(".")
+		}
 		add(RoleSystem, b.String())
 	}
 	for _, m := range rest {
