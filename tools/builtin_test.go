@@ -249,6 +249,21 @@ func TestWriteFileReadFirst(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "b\n" {
 		t.Errorf("notes.txt = %q, want \"b\\n\"", b)
 	}
+	// The file as read_file shows it, line numbers and all, is not
+	// written back over it; numbered text that differs is the model's
+	// to write.
+	if err := os.WriteFile(path, []byte("Buy milk\nCall Bob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, r, []toolCase{
+		{"read", "read_file", `{"path":"notes.txt"}`, TypeNone, []string{"1: Buy milk\n2: Call Bob"}, nil},
+		{"numbered copy", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"notes.txt already holds this text", "line numbers", "nothing was written"}, nil},
+		{"numbered copy, no final newline", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"already holds"}, nil},
+		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeNone, nil, nil},
+	})
+	if b, _ := os.ReadFile(path); string(b) != "1: Buy oat milk\n2: Call Bob\n" {
+		t.Errorf("notes.txt = %q after the numbered write", b)
+	}
 }
 
 func TestReplaceLines(t *testing.T) {

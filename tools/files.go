@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -418,6 +419,9 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 		if err := f.checkSeen(a.Path, rel, fi); err != nil {
 			return "", err
 		}
+		if f.numberedCopy(rel, fi, a.Content) {
+			return "", Errorf(TypeValidationFailed, "%s already holds this text: content is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", a.Path)
+		}
 	}
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -434,6 +438,29 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 		verb = "Created"
 	}
 	return fmt.Sprintf("%s %s (%d bytes)", verb, display(rel), len(a.Content)), nil
+}
+
+// numberedCopy reports whether content is the file rel (fi) as read_file
+// shows it: each line with its number and ": " in front. Small models
+// write that back when asked a question about the file, which would put
+// the numbers into the file.
+func (f *fileTools) numberedCopy(rel string, fi fs.FileInfo, content string) bool {
+	if !strings.HasPrefix(content, "1:") || fi.Size() > maxWholeFile {
+		return false
+	}
+	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n"), "\n")
+	for i, l := range lines {
+		rest, ok := strings.CutPrefix(l, strconv.Itoa(i+1)+":")
+		if !ok {
+			return false
+		}
+		lines[i] = strings.TrimPrefix(rest, " ")
+	}
+	data, err := f.sb.dir.ReadFile(rel)
+	if err != nil {
+		return false
+	}
+	return strings.Join(lines, "\n") == strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 }
 
 // ---- line editing
