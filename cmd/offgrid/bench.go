@@ -53,14 +53,14 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	var af agentBenchFlags
 	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin or mcp (tasks through the reference MCP filesystem server, needs npx)")
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
-	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full")
+	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
 	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
-	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer)")
-	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message)")
-	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results")
-	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says)")
-	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on")
+	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer) (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message) (default: the model's catalog setting, else the value shown)")
+	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results (default: the model's catalog setting)")
+	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says) (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.parallel, "parallel", []string{"off"}, "--agent: several calls in one reply: off, on")
 	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
@@ -105,6 +105,10 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			*maxTokens = 512
 		}
 		af.ctxSize = ef.ctxSize
+		af.set = map[string]bool{}
+		for _, name := range []string{"results", "on-repeat", "answer", "after-change", "examples", "remind"} {
+			af.set[name] = fs.Changed(name)
+		}
 		return benchAgent(ctx, env, *modelRefs, af, *modes, ef.threads, sampling,
 			*maxTokens, *out, *asJSON, args)
 	}

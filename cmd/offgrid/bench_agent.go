@@ -13,6 +13,7 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
@@ -42,6 +43,33 @@ type agentBenchFlags struct {
 	ctxSize               int
 	mcp                   []string // --mcp: servers attached to every task
 	noPromptCache         bool
+	// set names the flags given on the command line; the others take the
+	// model's catalog setting where it has one (see withCatalog).
+	set map[string]bool
+}
+
+// withCatalog returns f with the settings of catalog model d for the
+// flags not given, so that a run measures each model as offgrid run
+// drives it.
+func (f agentBenchFlags) withCatalog(d models.AgentDefaults) agentBenchFlags {
+	one := func(flag, v string, dst *[]string) {
+		if !f.set[flag] && v != "" {
+			*dst = []string{v}
+		}
+	}
+	one("results", d.Results, &f.results)
+	one("on-repeat", d.OnRepeat, &f.onRepeat)
+	one("answer", d.Answer, &f.answers)
+	if !f.set["after-change"] && d.AnswerAfterChange {
+		f.afterChange = []string{"answer"}
+	}
+	if !f.set["examples"] && d.ToolExamples {
+		f.examples = []string{"on"}
+	}
+	if !f.set["remind"] {
+		f.remind = d.Remind
+	}
+	return f
 }
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
@@ -124,7 +152,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		}
 		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-		for _, c := range f.configs(grammars) {
+		fl := f
+		if d, ok := catalogDefaults(env, path); ok {
+			fl = f.withCatalog(d)
+		}
+		for _, c := range fl.configs(grammars) {
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
 			tmpl := bench.AgentRun{Model: name, Mode: c.label(), Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
+	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
@@ -266,5 +268,24 @@ func TestBenchSpeedCompare(t *testing.T) {
 	}
 	if code, _, stderr := runBench(t, "--speed", "--compare", write("bad.json", bench.SpeedResult{})+"x"); code != 1 {
 		t.Errorf("missing file: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestBenchAgentCatalog: bench --agent measures a catalog model with its
+// catalog settings, except where a flag says otherwise.
+func TestBenchAgentCatalog(t *testing.T) {
+	d := models.AgentDefaults{Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, Remind: true}
+	f := agentBenchFlags{results: []string{"full"}, onRepeat: []string{"stop"}, answers: []string{"inline"},
+		afterChange: []string{"continue"}, examples: []string{"off"}, set: map[string]bool{"on-repeat": true}}
+	got := f.withCatalog(d)
+	if !slices.Equal(got.onRepeat, []string{"stop"}) {
+		t.Errorf("--on-repeat given: %v, want [stop]", got.onRepeat)
+	}
+	if !slices.Equal(got.results, []string{"compact"}) || !slices.Equal(got.answers, []string{"separate"}) ||
+		!slices.Equal(got.afterChange, []string{"answer"}) || !slices.Equal(got.examples, []string{"off"}) || !got.remind {
+		t.Errorf("catalog settings not taken: %+v", got)
+	}
+	if !slices.Equal(f.answers, []string{"inline"}) {
+		t.Errorf("withCatalog changed its receiver's slices: %v", f.answers)
 	}
 }
