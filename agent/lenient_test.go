@@ -211,7 +211,7 @@ func TestAnswerMessages(t *testing.T) {
 	results := "Answer the user's question from these results of tools run in the user's directory." +
 		"\n\necho {\"text\":\"hi\"} returned:\n````\na ``` fence\n````" +
 		"\n\nrm {\"path\":\"x\"} was not run: the user denied permission." +
-		"\n\nThe user denied permission for rm, so it did not run and what it would have done was not done. Tell the user that it was not done because permission was denied; reply with what the other tools found or did, not with instructions."
+		"\n\nThe user denied permission for rm, so it did not run and what it would have done was not done. Reply that it was not done because permission was denied, and with what the other tools found or did."
 	want := []Message{
 		{Role: RoleSystem, Content: results},
 		{Role: RoleUser, Content: "a\n\nb"},
@@ -230,6 +230,11 @@ func TestAnswerMessages(t *testing.T) {
 	got = answerMessages(nil, "q", calls[:1], res)
 	if want := "not with instructions. A tool the user denied did not run, so that was not done."; !strings.HasSuffix(got[0].Content, want) {
 		t.Fatalf("no denial: %q", got[0].Content)
+	}
+	// Only denied calls: nothing about other tools.
+	got = answerMessages(nil, "q", calls[1:], res)
+	if want := "was not done. Reply that it was not done because permission was denied."; !strings.HasSuffix(got[0].Content, want) {
+		t.Fatalf("only a denial: %q", got[0].Content)
 	}
 	// No calls: the request alone.
 	if got = answerMessages(nil, "q", nil, res); !reflect.DeepEqual(got, []Message{{Role: RoleUser, Content: "q"}}) {
