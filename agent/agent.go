@@ -77,6 +77,14 @@ type Options struct {
 	// round, asking for an answer or a further call: small models
 	// otherwise tend to repeat the call instead of answering.
 	Remind bool
+	// LookFirst, if set, reports whether a request names a file or
+	// directory of the working directory (see tools.Mentions). In auto
+	// mode the first reply to such a request must then be a call, so
+	// that the model looks before it answers: small models otherwise
+	// describe a file they never read. Opt-in (--look-first): on the
+	// agent suite the 0.5B passed 23/47 with it and 24 without, as made
+	// to call from the first token it wrote offsets past the end.
+	LookFirst func(request string) bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -302,8 +310,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	textOnly := false    // the next reply must answer in text
 	var exclude []string // tools the next reply may not call (RepeatAnother)
 	retried := false     // RepeatAnother has made a reply again this turn
+	look := a.opts.LookFirst != nil && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
+		!a.opts.NoGrammar && a.opts.LookFirst(text)
 	for {
 		choice := a.opts.ToolChoice
+		if look && len(turn.Calls) == 0 && !textOnly {
+			choice = grammar.Required
+		}
 		if choice == grammar.Required && len(turn.Calls) > 0 {
 			choice = grammar.Auto
 		}

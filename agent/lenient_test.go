@@ -309,3 +309,23 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 		t.Fatalf("turn %+v, grammar %+v", turn, last.Grammar)
 	}
 }
+
+// TestAgentLookFirst: a request that names a file of the working directory
+// gets a first reply that must be a call (a grammar from the first token);
+// later replies, and other requests, get the lazy grammar of auto.
+func TestAgentLookFirst(t *testing.T) {
+	named := func(r string) bool { return strings.Contains(r, "notes.txt") }
+	h := newHarness(t, hermesInfo, Options{LookFirst: named}, permission.Config{}, nil,
+		hermes(call("echo", `{"text":"hi"}`)), "It says hi.", "Hello.")
+	h.send("What does notes.txt say?")
+	h.send("Hi.")
+	reqs := h.eng.reqs
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, wantLazy := range []bool{false, true, true} {
+		if g := reqs[i].Grammar; g == nil || g.Lazy() != wantLazy {
+			t.Errorf("reply %d: grammar %+v, want lazy %v", i+1, g, wantLazy)
+		}
+	}
+}

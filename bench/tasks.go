@@ -129,6 +129,9 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
+	if s.LookFirst {
+		opts.LookFirst = tools.Mentions(dir)
+	}
 	ag, err := agent.New(cp, reg, pol, nil, opts)
 	if err != nil {
 		return fail(err)

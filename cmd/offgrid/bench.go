@@ -62,6 +62,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says) (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.parallel, "parallel", []string{"off"}, "--agent: several calls in one reply: off, on")
+	fs.BoolVar(&af.lookFirst, "look-first", false, "--agent: when a request names a file of the task's directory, its first reply must be a call")
 	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")

@@ -38,6 +38,7 @@ type agentBenchFlags struct {
 	afterChange           []string
 	examples              []string
 	parallel              []string
+	lookFirst             bool
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -81,6 +82,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		return err
 	}
 	suite.Tools = confinement() // bash runs as in offgrid run
+	suite.LookFirst = f.lookFirst
 	for _, v := range f.mcp {
 		s, err := mcp.ParseFlag(v)
 		if err != nil {
@@ -159,7 +161,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		for _, c := range fl.configs(grammars) {
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
-			tmpl := bench.AgentRun{Model: name, Mode: c.label(), Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}
+			mode := c.label()
+			if f.lookFirst {
+				mode += "+look first"
+			}
+			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}
 			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results), caseCounts)
 			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.cases)
 			bar.done()

@@ -33,6 +33,7 @@ type runFlags struct {
 	answerAfterChange           bool
 	toolExamples                bool
 	compactTools                bool
+	lookFirst                   bool
 	curator                     string
 	noPromptCache               bool
 	onRepeat, answer            string
@@ -94,6 +95,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
+	fs.BoolVar(&f.lookFirst, "look-first", false, "when a request names a file or directory of the working directory, the model's first reply must be a call (with --tool-choice auto)")
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
@@ -289,8 +291,17 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if err != nil {
 		return o, err
 	}
+	var look func(string) bool
+	if f.lookFirst {
+		root := f.root
+		if root == "" {
+			root = "."
+		}
+		look = tools.Mentions(root)
+	}
 	return agent.Options{
-		System: f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
+		LookFirst: look,
+		System:    f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling:          sampling,
 		MaxTokens:         f.maxTokens,
 		Limits:            agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
