@@ -8,7 +8,8 @@ import (
 )
 
 // Reset starts a new conversation: the history goes back to the system
-// prompt and the session's tool records are dropped. The engine's KV
+// prompt, the session's tool records are dropped and the tools forget
+// what the model was shown (tools.Registry.Forget). The engine's KV
 // cache is the caller's (see inference.Context.Reset).
 func (a *Agent) Reset() {
 	a.history = nil
@@ -16,6 +17,7 @@ func (a *Agent) Reset() {
 		a.history = []Message{{Role: RoleSystem, Content: a.opts.System}}
 	}
 	a.records = nil
+	a.reg.Forget()
 }
 
 // SetHistory replaces the conversation, e.g. with one saved earlier or

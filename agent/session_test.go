@@ -1,11 +1,15 @@
 package agent
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // TestAgentSession: Usage counts the system prompt with the tools apart
@@ -61,5 +65,35 @@ func TestAgentSetHistoryInvalid(t *testing.T) {
 	}
 	if len(h.agent.History()) != 0 {
 		t.Fatalf("a refused history was kept: %+v", h.agent.History())
+	}
+}
+
+// TestAgentResetForgetsReads: after Reset the model has not seen the files
+// it read before, so write_file refuses to replace one until it is read
+// again.
+func TestAgentResetForgetsReads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := hermes(grammar.Call{Name: "read_file", Arguments: json.RawMessage(`{"path":"notes.txt"}`)})
+	write := hermes(grammar.Call{Name: "write_file", Arguments: json.RawMessage(`{"path":"notes.txt","content":"x\n"}`)})
+	a, _ := budgetAgent(t, 40000, reg, Options{}, read, "It says Buy milk.", write, "Not written.")
+	var last Turn
+	for _, msg := range []string{"What does notes.txt say?", "Replace notes.txt with x."} {
+		if last, err = a.Send(t.Context(), msg, nil); err != nil {
+			t.Fatal(err)
+		}
+		a.Reset()
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "Buy milk\n" {
+		t.Errorf("notes.txt = %q: written after Reset without a read", b)
+	}
+	if len(last.Calls) != 1 || last.Calls[0].OK() || !strings.Contains(last.Calls[0].Summary(), "has not been read") {
+		t.Errorf("write after Reset: %+v", last.Calls)
 	}
 }

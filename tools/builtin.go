@@ -94,6 +94,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 	}
 	r := NewRegistry(c.registry...)
 	fs := &fileTools{sb: sb, curator: c.curator}
+	r.onForget(fs.forget)
 	tasks := &taskList{}
 	sh := newShell(sb, c.shell, c.helper, c.loose)
 	for _, add := range []func() error{

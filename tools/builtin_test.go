@@ -264,6 +264,13 @@ func TestWriteFileReadFirst(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "1: Buy oat milk\n2: Call Bob\n" {
 		t.Errorf("notes.txt = %q after the numbered write", b)
 	}
+	// A new conversation (the REPL's /clear, /load) has not read it.
+	r.Forget()
+	runCases(t, r, []toolCase{
+		{"forgotten", "write_file", `{"path":"notes.txt","content":"c\n"}`, TypeValidationFailed, []string{"has not been read"}, nil},
+		{"read after", "read_file", `{"path":"notes.txt"}`, TypeNone, nil, nil},
+		{"written after", "write_file", `{"path":"notes.txt","content":"c\n"}`, TypeNone, nil, nil},
+	})
 }
 
 func TestReplaceLines(t *testing.T) {

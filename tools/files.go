@@ -46,6 +46,13 @@ func (f *fileTools) saw(rel string, fi fs.FileInfo) {
 	f.seen[rel] = stampOf(fi)
 }
 
+// forget drops the record of the files the model has seen.
+func (f *fileTools) forget() {
+	f.mu.Lock()
+	f.seen = nil
+	f.mu.Unlock()
+}
+
 // sawNow records rel as it is now on disk, after the tools wrote it.
 func (f *fileTools) sawNow(rel string) {
 	if fi, err := f.sb.dir.Lstat(rel); err == nil {

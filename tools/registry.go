@@ -21,7 +21,8 @@ type Registry struct {
 	tools     []*Tool
 	byName    map[string]*Tool
 	maxOutput int
-	gen       uint64 // bumped by every change to the tool set
+	gen       uint64   // bumped by every change to the tool set
+	forget    []func() // what Forget tells the tools
 }
 
 // Option configures a Registry.
@@ -39,6 +40,26 @@ func NewRegistry(opts ...Option) *Registry {
 		o(r)
 	}
 	return r
+}
+
+// Forget tells r's tools that the model's conversation was replaced: what
+// it was shown is no longer in its context. The built-in file tools then
+// forget which files the model has read, so write_file again refuses to
+// replace one until it is read anew.
+func (r *Registry) Forget() {
+	r.mu.RLock()
+	fns := r.forget
+	r.mu.RUnlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// onForget adds f to what Forget calls.
+func (r *Registry) onForget(f func()) {
+	r.mu.Lock()
+	r.forget = append(r.forget, f)
+	r.mu.Unlock()
 }
 
 // Register adds a typed tool to r: the schema is derived from Args (see

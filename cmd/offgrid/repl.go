@@ -371,6 +371,7 @@ func (c *chat) load(_ context.Context, file string) error {
 	if err := c.lm.ag.SetHistory(msgs); err != nil {
 		return fmt.Errorf("load %s: %w", path, err)
 	}
+	c.ld.reg.Forget() // the files read in this session are not in the loaded one
 	c.out.last, c.notes = nil, nil
 	fmt.Fprintf(c.env.stderr, "loaded %d messages from %s\n", len(msgs), path)
 	return nil
