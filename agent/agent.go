@@ -26,7 +26,8 @@ type Options struct {
 	Format grammar.Format
 	// ToolChoice: Auto ("") lets the model answer or call; Required makes
 	// the model call a tool before it may answer (replies after the first
-	// call of a turn may answer); None offers no tools.
+	// call of a turn may answer), opening the call in any wrapper the
+	// format knows (grammar.ToolOptions.AnyOpening); None offers no tools.
 	ToolChoice grammar.ToolChoice
 	// Parallel allows several calls per reply.
 	Parallel bool
@@ -81,9 +82,9 @@ type Options struct {
 	// directory of the working directory (see tools.Mentions). In auto
 	// mode the first reply to such a request must then be a call, so
 	// that the model looks before it answers: small models otherwise
-	// describe a file they never read. Opt-in (--look-first): on the
-	// agent suite the 0.5B passed 23/47 with it and 24 without, as made
-	// to call from the first token it wrote offsets past the end.
+	// describe a file they never read. Like every required reply, the
+	// call may open in any wrapper the format knows: forced into the
+	// template's <tool_call>, the 0.5B asked for files from line 100.
 	LookFirst func(request string) bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.

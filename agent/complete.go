@@ -33,6 +33,9 @@ type CompletionRequest struct {
 	// Exclude names tools the grammar does not admit in this reply; they
 	// stay in the prompt, so the KV cache is kept.
 	Exclude []string
+	// AnyOpening, with Required, lets the call open in any wrapper the
+	// format knows (the model's own choice), not only the template's.
+	AnyOpening bool
 	// CompactTools presents the tools with offgrid's short instructions
 	// (name(args): description) in the system message, even when the
 	// chat template would list their JSON schemas.
@@ -149,7 +152,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 				return p, fmt.Errorf("agent: every tool is excluded")
 			}
 		}
-		g, err := grammar.ForTools(admitted, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel})
+		g, err := grammar.ForTools(admitted, p.format, grammar.ToolOptions{ToolChoice: choice, Parallel: req.Parallel, AnyOpening: req.AnyOpening})
 		if err != nil {
 			return p, err
 		}

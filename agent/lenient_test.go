@@ -311,8 +311,9 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 }
 
 // TestAgentLookFirst: a request that names a file of the working directory
-// gets a first reply that must be a call (a grammar from the first token);
-// later replies, and other requests, get the lazy grammar of auto.
+// gets a first reply that must be a call (a grammar from the first token,
+// in any of the format's wrappers); later replies, and other requests, get
+// the lazy grammar of auto.
 func TestAgentLookFirst(t *testing.T) {
 	named := func(r string) bool { return strings.Contains(r, "notes.txt") }
 	h := newHarness(t, hermesInfo, Options{LookFirst: named}, permission.Config{}, nil,
@@ -327,5 +328,16 @@ func TestAgentLookFirst(t *testing.T) {
 		if g := reqs[i].Grammar; g == nil || g.Lazy() != wantLazy {
 			t.Errorf("reply %d: grammar %+v, want lazy %v", i+1, g, wantLazy)
 		}
+	}
+	// The forced call opens the way the model would: the template's tag
+	// or one of the wrappers small models use.
+	obj := `{"name": "echo", "arguments": {"text": "hi"}}`
+	for _, reply := range []string{"<tool_call>\n" + obj + "\n</tool_call>", "```json\n" + obj + "\n```", obj} {
+		if err := checkAccepts(reqs[0].Grammar, reply); err != nil {
+			t.Error(err)
+		}
+	}
+	if checkAccepts(reqs[0].Grammar, "It says hi.") == nil {
+		t.Error("the first reply may be text")
 	}
 }

@@ -73,6 +73,12 @@ type ToolOptions struct {
 	// calls written in this wrapper from the first token, as when the
 	// reply so far ended where the model opened a call this way.
 	Opening *Opening
+	// AnyOpening, with Required and a format that wraps each call, admits
+	// every opening the format knows instead of the canonical one alone:
+	// a reply made to call from its first token then opens the call the
+	// way the model itself would (small models forced into the
+	// template's tag write other arguments). Opening takes precedence.
+	AnyOpening bool
 }
 
 // ToolGrammar is the grammar of a model's reply for a tool set.
@@ -184,19 +190,27 @@ func ForTools(tools []Tool, f Format, opts ToolOptions) (*ToolGrammar, error) {
 			body = seq("( "+body, `| "{"`, ws, `"\"response\":"`, ws, b.str(), ws, `"}" )`)
 		}
 	case Hermes:
-		op := hermesOpenings[0]
+		ops := hermesOpenings[:1]
 		if opts.Opening != nil {
-			op = *opts.Opening
+			ops = []Opening{*opts.Opening}
+		} else if opts.AnyOpening && choice == Required {
+			ops = hermesOpenings
 		}
-		var tc string
-		if op.Open == "" {
-			tc = call
-		} else {
-			tc = b.rule("tool-call", seq(lit(op.Open), ws, call, ws, lit(op.Close)))
+		var wrapped []string
+		for _, op := range ops {
+			if op.Open == "" {
+				wrapped = append(wrapped, call)
+			} else {
+				wrapped = append(wrapped, seq(lit(op.Open), ws, call, ws, lit(op.Close)))
+			}
+		}
+		tc := call
+		if len(wrapped) > 1 || ops[0].Open != "" {
+			tc = b.rule("tool-call", strings.Join(wrapped, " | "))
 		}
 		body = seq(ws, tc, b.repeat("tool-calls", "( "+seq(ws, tc)+" )", 0, dec(n)))
-		tg.TriggerPatterns = []string{`[\s\S]*?(` + regexp.QuoteMeta(op.Open) + `[\s\S]*)`}
-		tg.TriggerWords = []string{op.Open}
+		tg.TriggerPatterns = []string{`[\s\S]*?(` + regexp.QuoteMeta(ops[0].Open) + `[\s\S]*)`}
+		tg.TriggerWords = []string{ops[0].Open}
 	case Llama3:
 		sep := `( ";" " "? | "\n" )`
 		body = seq(ws, call, b.repeat("calls", "( "+seq(sep, call)+" )", 0, dec(n)))

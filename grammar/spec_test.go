@@ -128,6 +128,45 @@ func TestForcedOpening(t *testing.T) {
 	}
 }
 
+// TestAnyOpening checks that a required call may open in every wrapper
+// of the format, and in nothing else, when AnyOpening is set, and in the
+// canonical wrapper alone when it is not.
+func TestAnyOpening(t *testing.T) {
+	tools := []Tool{{Name: "read_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}}
+	call := `{"name": "read_file", "arguments": {"path": "notes.txt"}}`
+	for _, anyOp := range []bool{false, true} {
+		tg, err := ForTools(tools, Hermes, ToolOptions{ToolChoice: Required, AnyOpening: anyOp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Lazy() {
+			t.Errorf("anyOp=%v: a required call applies from the first token", anyOp)
+		}
+		g, err := gbnf.Parse(tg.GBNF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, op := range hermesOpenings {
+			reply := op.Open + "\n" + call + "\n" + op.Close
+			if op.Open == "" {
+				reply = call
+			}
+			if want := anyOp || i == 0; g.Accepts(tg.Root, reply) != want {
+				t.Errorf("anyOp=%v: accepts %q: %v, want %v", anyOp, reply, !want, want)
+			}
+		}
+		for _, bad := range []string{"Sure: " + call, "```json\n" + call + "\n</tool_call>", `{"name": "notes.txt", "arguments": {}}`} {
+			if g.Accepts(tg.Root, bad) {
+				t.Errorf("anyOp=%v: accepts %q", anyOp, bad)
+			}
+		}
+	}
+	// Auto stays lazy: the openings are found as the reply streams.
+	if tg, err := ForTools(tools, Hermes, ToolOptions{AnyOpening: true}); err != nil || !tg.Lazy() {
+		t.Errorf("auto with AnyOpening: lazy %v, %v", tg != nil && tg.Lazy(), err)
+	}
+}
+
 func TestDetectFormat(t *testing.T) {
 	tests := map[string]Format{
 		"{{ '<tool_call>' }}":                  Hermes,
