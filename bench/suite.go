@@ -34,9 +34,6 @@ type Suite struct {
 	// Tools are options for every task's built-in tools, such as the bash
 	// tool's confinement (tools.WithConfinement).
 	Tools []tools.BuiltinOption `json:"-"`
-	// LookFirst has the model call a tool first when a task's request
-	// names a file of its directory (agent.Options.LookFirst).
-	LookFirst bool `json:"-"`
 }
 
 // MCPServer is how a task's MCP server is started: a command and its

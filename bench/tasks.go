@@ -74,8 +74,9 @@ type CallRecord struct {
 
 // RunSuite runs every task of s with the agent over cp, each in a fresh
 // temporary directory with the built-in tools and every tool allowed but
-// the task's denied ones. run is the template of the result (model, mode
-// names); progress, if set, is called after each task.
+// the task's denied ones. A set opts.LookFirst is bound to each task's
+// directory (tools.Mentions). run is the template of the result (model,
+// mode names); progress, if set, is called after each task.
 func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Options, run AgentRun, progress func(done, total int)) (AgentRun, error) {
 	start := time.Now()
 	parent, err := os.MkdirTemp("", "offgrid-bench-")
@@ -129,7 +130,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
-	if s.LookFirst {
+	if opts.LookFirst != nil {
 		opts.LookFirst = tools.Mentions(dir)
 	}
 	ag, err := agent.New(cp, reg, pol, nil, opts)

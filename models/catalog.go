@@ -41,6 +41,10 @@ type AgentDefaults struct {
 	// ToolExamples shows the model the tools' examples (see
 	// agent.Options.ToolExamples).
 	ToolExamples bool
+	// LookFirst has the first reply to a request that names a file or
+	// directory of the working directory be a call (see
+	// agent.Options.LookFirst).
+	LookFirst bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

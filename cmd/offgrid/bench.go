@@ -107,7 +107,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		af.ctxSize = ef.ctxSize
 		af.set = map[string]bool{}
-		for _, name := range []string{"results", "on-repeat", "answer", "after-change", "examples", "remind"} {
+		for _, name := range settingFlags {
 			af.set[name] = fs.Changed(name)
 		}
 		return benchAgent(ctx, env, *modelRefs, af, *modes, ef.threads, sampling,

@@ -13,7 +13,6 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
-	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
@@ -49,29 +48,24 @@ type agentBenchFlags struct {
 	set map[string]bool
 }
 
-// withCatalog returns f with the settings of catalog model d for the
-// flags not given, so that a run measures each model as offgrid run
-// drives it.
-func (f agentBenchFlags) withCatalog(d models.AgentDefaults) agentBenchFlags {
-	one := func(flag, v string, dst *[]string) {
-		if !f.set[flag] && v != "" {
-			*dst = []string{v}
-		}
+// given reports whether the setting named by `offgrid run`'s flag (see
+// withCatalog) was given on the command line, where bench --agent names
+// some of them otherwise.
+func (f agentBenchFlags) given(flag string) bool {
+	switch flag {
+	case "tool-choice":
+		flag = "mode"
+	case "answer-after-change":
+		flag = "after-change"
+	case "tool-examples":
+		flag = "examples"
 	}
-	one("results", d.Results, &f.results)
-	one("on-repeat", d.OnRepeat, &f.onRepeat)
-	one("answer", d.Answer, &f.answers)
-	if !f.set["after-change"] && d.AnswerAfterChange {
-		f.afterChange = []string{"answer"}
-	}
-	if !f.set["examples"] && d.ToolExamples {
-		f.examples = []string{"on"}
-	}
-	if !f.set["remind"] {
-		f.remind = d.Remind
-	}
-	return f
+	return f.set[flag]
 }
+
+// settingFlags are the flags of bench --agent that a catalog model's
+// settings stand in for when they are not given.
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -82,7 +76,6 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		return err
 	}
 	suite.Tools = confinement() // bash runs as in offgrid run
-	suite.LookFirst = f.lookFirst
 	for _, v := range f.mcp {
 		s, err := mcp.ParseFlag(v)
 		if err != nil {
@@ -154,18 +147,16 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		}
 		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-		fl := f
-		if d, ok := catalogDefaults(env, path); ok {
-			fl = f.withCatalog(d)
-		}
-		for _, c := range fl.configs(grammars) {
+		d, catalog := catalogDefaults(env, path)
+		for _, c := range f.configs(grammars) {
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
-			mode := c.label()
-			if f.lookFirst {
-				mode += "+look first"
+			if catalog {
+				// RunSuite binds LookFirst to each task's directory.
+				o = withCatalog(o, d, f.given, func(string) bool { return false })
 			}
-			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: c.resultsLabel(), Seed: sampling.Seed}
+			mode, results := c.labels(o)
+			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
 			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results), caseCounts)
 			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.cases)
 			bar.done()
@@ -188,13 +179,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
-	remind                                                     bool
+	remind, lookFirst                                          bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -231,41 +222,50 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.Parallel = c.parallel == "on"
 	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
+	if c.lookFirst {
+		o.LookFirst = noMentions // bench.RunSuite binds it to each task's directory
+	}
 }
 
-// label names the loop policy: the mode and what was added to it.
-func (c agentConfig) label() string {
+func noMentions(string) bool { return false }
+
+// labels name the loop policy o follows (the mode and what was added to
+// it) and how it shows results, as the report shows them.
+func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	l := c.mode
-	if c.toolPrompt == "compact" {
-		l += "+compact tools"
+	if l != "envelope" && o.ToolChoice != "" {
+		l = string(o.ToolChoice)
 	}
-	if c.remind {
-		l += "+remind"
+	for _, a := range []struct {
+		on    bool
+		label string
+	}{
+		{o.CompactTools, "+compact tools"},
+		{o.Remind, "+remind"},
+		{o.System != "", "+system"},
+		{o.ToolExamples, "+examples"},
+		{o.Parallel, "+parallel"},
+		{o.AnswerAfterChange, "+answer after change"},
+	} {
+		if a.on {
+			l += a.label
+		}
 	}
-	if c.system != "" {
-		l += "+system"
-	}
-	if c.examples == "on" {
-		l += "+examples"
-	}
-	if c.parallel == "on" {
-		l += "+parallel"
-	}
-	if c.afterChange == "answer" {
-		l += "+answer after change"
-	}
-	if c.onRepeat == string(agent.RepeatAnswer) || c.onRepeat == string(agent.RepeatAnother) {
-		l += "+" + c.onRepeat + " on repeat"
-		if c.answer == string(agent.AnswerSeparate) {
+	if o.OnRepeat == agent.RepeatAnswer || o.OnRepeat == agent.RepeatAnother {
+		l += "+" + string(o.OnRepeat) + " on repeat"
+		if o.Answer == agent.AnswerSeparate {
 			l += " (separate)"
 		}
 	}
-	return l
-}
-
-func (c agentConfig) resultsLabel() string {
-	if c.role == "user" {
-		return c.results + " as user"
+	if o.LookFirst != nil {
+		l += "+look first"
 	}
-	return c.results
+	results = string(o.Results)
+	if results == "" {
+		results = string(agent.ResultsCompact)
+	}
+	if o.ResultsAsUser {
+		results += " as user"
+	}
+	return l, results
 }

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/synth"
@@ -271,21 +272,45 @@ func TestBenchSpeedCompare(t *testing.T) {
 	}
 }
 
-// TestBenchAgentCatalog: bench --agent measures a catalog model with its
-// catalog settings, except where a flag says otherwise.
+// TestBenchAgentCatalog: offgrid run and bench --agent take a catalog
+// model's settings through one mapping, except where a flag says
+// otherwise, and bench labels the run by the settings it used.
 func TestBenchAgentCatalog(t *testing.T) {
-	d := models.AgentDefaults{Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, Remind: true}
-	f := agentBenchFlags{results: []string{"full"}, onRepeat: []string{"stop"}, answers: []string{"inline"},
-		afterChange: []string{"continue"}, examples: []string{"off"}, set: map[string]bool{"on-repeat": true}}
-	got := f.withCatalog(d)
-	if !slices.Equal(got.onRepeat, []string{"stop"}) {
-		t.Errorf("--on-repeat given: %v, want [stop]", got.onRepeat)
+	d := models.AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate",
+		AnswerAfterChange: true, Remind: true, LookFirst: true}
+	f := agentBenchFlags{modes: []string{"auto"}, results: []string{"full"}, roles: []string{"tool"}, toolPrompts: []string{"template"},
+		onRepeat: []string{"stop"}, answers: []string{"inline"}, afterChange: []string{"continue"}, examples: []string{"off"},
+		parallel: []string{"off"}, set: map[string]bool{"on-repeat": true, "examples": true}}
+	cs := f.configs([]string{"on"})
+	if len(cs) != 1 {
+		t.Fatalf("%d configs, want 1", len(cs))
 	}
-	if !slices.Equal(got.results, []string{"compact"}) || !slices.Equal(got.answers, []string{"separate"}) ||
-		!slices.Equal(got.afterChange, []string{"answer"}) || !slices.Equal(got.examples, []string{"off"}) || !got.remind {
-		t.Errorf("catalog settings not taken: %+v", got)
+	var o agent.Options
+	cs[0].apply(&o)
+	if mode, results := cs[0].labels(o); mode != "auto" || results != "full" {
+		t.Errorf("flags alone: labels %q %q", mode, results)
 	}
-	if !slices.Equal(f.answers, []string{"inline"}) {
-		t.Errorf("withCatalog changed its receiver's slices: %v", f.answers)
+	looked := false
+	o = withCatalog(o, d, f.given, func(string) bool { looked = true; return true })
+	if o.OnRepeat != agent.RepeatStop {
+		t.Errorf("--on-repeat given: %q, want stop", o.OnRepeat)
+	}
+	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || o.LookFirst == nil {
+		t.Errorf("catalog settings not taken: %+v", o)
+	}
+	if o.LookFirst("notes.txt"); !looked {
+		t.Error("LookFirst is not the function given")
+	}
+	mode, results := cs[0].labels(o)
+	if want := "auto+remind+answer after change+look first"; mode != want || results != "compact" {
+		t.Errorf("labels %q %q, want %q compact", mode, results, want)
+	}
+	// offgrid run's flag names reach bench's.
+	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true}
+	var p agent.Options
+	p.ToolChoice = grammar.Required
+	p = withCatalog(p, d, f.given, noMentions)
+	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst != nil {
+		t.Errorf("given settings overridden: %+v", p)
 	}
 }

@@ -195,30 +195,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	// The catalog's measured settings for this model, where flags do not
 	// say otherwise.
 	if d, ok := catalogDefaults(ld.env, path); ok {
-		if !ld.changed("tool-choice") && d.ToolChoice != "" {
-			opts.ToolChoice = grammar.ToolChoice(d.ToolChoice)
-		}
-		if f.results == "" {
-			opts.Results = agent.ResultStyle(d.Results)
-		}
-		if f.onRepeat == "" && d.OnRepeat != "" {
-			opts.OnRepeat = agent.RepeatPolicy(d.OnRepeat)
-		}
-		if !ld.changed("remind") {
-			opts.Remind = d.Remind
-		}
-		if !ld.changed("answer-after-change") {
-			opts.AnswerAfterChange = d.AnswerAfterChange
-		}
-		if !ld.changed("tool-examples") {
-			opts.ToolExamples = d.ToolExamples
-		}
-		if f.answer == "" && d.Answer != "" {
-			opts.Answer = agent.AnswerStyle(d.Answer)
-		}
-		if !ld.changed("temp") && d.Temperature != nil {
-			opts.Sampling.Temperature = *d.Temperature
-		}
+		opts = withCatalog(opts, d, ld.changed, tools.Mentions(f.rootDir()))
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
@@ -258,6 +235,14 @@ func modelName(m *inference.Model, path string) string {
 	return path
 }
 
+// rootDir is the directory the tools work in.
+func (f *runFlags) rootDir() string {
+	if f.root == "" {
+		return "."
+	}
+	return f.root
+}
+
 // agentOptions turns the flags into agent options.
 func (f *runFlags) agentOptions() (agent.Options, error) {
 	var o agent.Options
@@ -293,11 +278,7 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	}
 	var look func(string) bool
 	if f.lookFirst {
-		root := f.root
-		if root == "" {
-			root = "."
-		}
-		look = tools.Mentions(root)
+		look = tools.Mentions(f.rootDir())
 	}
 	return agent.Options{
 		LookFirst: look,

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/models"
+)
+
+// withCatalog returns o with catalog model d's measured settings for the
+// settings the user did not give. given reports whether one was given,
+// by the name of its `offgrid run` flag (tool-choice, results,
+// on-repeat, answer, remind, answer-after-change, tool-examples,
+// look-first, temp). look is what Options.LookFirst becomes when the
+// catalog turns it on. `offgrid run` and `bench --agent` both use it, so
+// that a benchmark measures a model as run drives it.
+func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool, look func(string) bool) agent.Options {
+	if !given("tool-choice") && d.ToolChoice != "" {
+		o.ToolChoice = grammar.ToolChoice(d.ToolChoice)
+	}
+	if !given("results") && d.Results != "" {
+		o.Results = agent.ResultStyle(d.Results)
+	}
+	if !given("on-repeat") && d.OnRepeat != "" {
+		o.OnRepeat = agent.RepeatPolicy(d.OnRepeat)
+	}
+	if !given("answer") && d.Answer != "" {
+		o.Answer = agent.AnswerStyle(d.Answer)
+	}
+	if !given("remind") {
+		o.Remind = d.Remind
+	}
+	if !given("answer-after-change") {
+		o.AnswerAfterChange = d.AnswerAfterChange
+	}
+	if !given("tool-examples") {
+		o.ToolExamples = d.ToolExamples
+	}
+	if !given("look-first") {
+		o.LookFirst = nil
+		if d.LookFirst {
+			o.LookFirst = look
+		}
+	}
+	if !given("temp") && d.Temperature != nil {
+		o.Sampling.Temperature = *d.Temperature
+	}
+	return o
+}
