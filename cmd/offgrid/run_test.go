@@ -170,7 +170,7 @@ func TestRunREPLInterrupt(t *testing.T) {
 // default flags but one thread (go test runs two packages at once on a
 // 2-core machine): `offgrid run -p PROMPT --yes --json` in a directory of a
 // few files must read the file asked about and answer from it: a short
-// note, and a line near the end of a 3,000-line file (197 KB, larger
+// note, a README, and a line near the end of a 3,000-line file (197 KB, larger
 // than the context window). It takes minutes on a loaded CPU; -short
 // skips it.
 func TestRunDefaultModel(t *testing.T) {
@@ -199,6 +199,9 @@ func TestRunDefaultModel(t *testing.T) {
 		want         []string
 	}{
 		{"What does notes.txt say?", "notes.txt", []string{"milk", "7421"}},
+		// Without --look-first (the catalog's setting) it described an
+		// SDK it never read.
+		{"What does README.md say?", "README.md", []string{"Demo"}},
 		{"What is on line 2999 of big.txt?", "big.txt", []string{"oak tree"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
