@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -65,72 +65,53 @@ func FormatArgs(raw json.RawMessage) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "(no arguments)"
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var b strings.Builder
-	err := writeJSON(&b, dec, "")
-	if err == nil {
-		if _, extra := dec.Token(); extra != io.EOF {
-			err = errors.New("data after the value")
-		}
-	}
+	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return fmt.Sprintf("(not a JSON object: %s)\n%s", visible(err.Error(), maxString), visible(string(raw), maxString*4))
 	}
-	if b.String() == "{}" {
+	if v.Kind == jsonx.Object && len(v.Members) == 0 {
 		return "(no arguments)"
 	}
+	var b strings.Builder
+	writeValue(&b, v, "")
 	return b.String()
 }
 
-// writeJSON writes the next value of dec.
-func writeJSON(b *strings.Builder, dec *json.Decoder, indent string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch v := tok.(type) {
-	case json.Delim:
-		closing := map[json.Delim]string{'{': "}", '[': "]"}[v]
-		if closing == "" {
-			return fmt.Errorf("unexpected %v", v)
+// writeValue writes v indented by indent, strings as quote shows them.
+func writeValue(b *strings.Builder, v *jsonx.Value, indent string) {
+	switch v.Kind {
+	case jsonx.Object, jsonx.Array:
+		open, closing, n := "[", "]", len(v.Elems)
+		if v.Kind == jsonx.Object {
+			open, closing, n = "{", "}", len(v.Members)
 		}
-		b.WriteString(string(v))
-		n := 0
-		for ; dec.More(); n++ {
-			if n > 0 {
+		b.WriteString(open)
+		for i := range n {
+			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteString("\n" + indent + "  ")
-			if v == '{' {
-				key, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				b.WriteString(quote(key.(string), maxString))
-				b.WriteString(": ")
+			if v.Kind == jsonx.Array {
+				writeValue(b, v.Elems[i], indent+"  ")
+				continue
 			}
-			if err := writeJSON(b, dec, indent+"  "); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
+			b.WriteString(quote(v.Members[i].Key, maxString))
+			b.WriteString(": ")
+			writeValue(b, v.Members[i].Value, indent+"  ")
 		}
 		if n > 0 {
 			b.WriteString("\n" + indent)
 		}
 		b.WriteString(closing)
-	case string:
-		b.WriteString(quote(v, maxString))
-	case json.Number:
-		b.WriteString(v.String())
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
-	case nil:
+	case jsonx.String:
+		b.WriteString(quote(v.Text, maxString))
+	case jsonx.Number:
+		b.WriteString(v.Text)
+	case jsonx.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool))
+	default:
 		b.WriteString("null")
 	}
-	return nil
 }
 
 // quote writes s as a JSON-like string literal with every character that

@@ -35,7 +35,7 @@ func TestFormatArgs(t *testing.T) {
 		{"empty object", `{}`, "(no arguments)"},
 		{"nothing", ``, "(no arguments)"},
 		{"not JSON", `{"a":` + "\x1b", "(not a JSON object: invalid character '\\\\x1b' looking for beginning of value)\n{\\\"a\\\":\\x1b"},
-		{"trailing data", `{"a":1} {"b":2}`, "(not a JSON object: data after the value)\n{\\\"a\\\":1} {\\\"b\\\":2}"},
+		{"trailing data", `{"a":1} {"b":2}`, "(not a JSON object: unexpected data after the JSON value)\n{\\\"a\\\":1} {\\\"b\\\":2}"},
 	} {
 		if got := FormatArgs(json.RawMessage(tc.args)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
