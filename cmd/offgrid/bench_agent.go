@@ -152,8 +152,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
 			if catalog {
-				// RunSuite binds LookFirst to each task's directory.
-				o = withCatalog(o, d, f.given, func(string) bool { return false })
+				o = withCatalog(o, d, f.given, noMentions)
 			}
 			mode, results := c.labels(o)
 			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
@@ -223,10 +222,12 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
 	if c.lookFirst {
-		o.LookFirst = noMentions // bench.RunSuite binds it to each task's directory
+		o.LookFirst = noMentions
 	}
 }
 
+// noMentions stands for Options.LookFirst until bench.RunSuite binds it
+// to each task's directory.
 func noMentions(string) bool { return false }
 
 // labels name the loop policy o follows (the mode and what was added to
