@@ -78,14 +78,25 @@ type Options struct {
 	// round, asking for an answer or a further call: small models
 	// otherwise tend to repeat the call instead of answering.
 	Remind bool
-	// LookFirst, if set, reports whether a request names a file or
-	// directory of the working directory (see tools.Mentions). In auto
-	// mode the first reply to such a request must then be a call, so
-	// that the model looks before it answers: small models otherwise
-	// describe a file they never read. Like every required reply, the
-	// call may open in any wrapper the format knows: forced into the
-	// template's <tool_call>, the 0.5B asked for files from line 100.
-	LookFirst func(request string) bool
+	// Mentions, if set, returns the files and directories of the working
+	// directory a request names (tools.Mentioned over the tools' root).
+	// LookFirst and ReadFirst use it.
+	Mentions func(request string) []tools.Mention
+	// LookFirst: in auto mode, the first reply to a request that names a
+	// file or directory (Mentions) must be a call, so that the model
+	// looks before it answers: small models otherwise describe a file
+	// they never read. Like every required reply, the call may open in
+	// any wrapper the format knows: forced into the template's
+	// <tool_call>, the 0.5B asked for files from line 100.
+	LookFirst bool
+	// ReadFirst: offgrid reads the files a request names (Mentions, at
+	// most three) with read_file before the model's first reply, and
+	// shows them to the model in the request, as "The file NAME holds:"
+	// and the result. The calls go through the permission policy like
+	// any other and are recorded with ByAgent set. Small models
+	// otherwise read the wrong file, or none, and answer from nothing;
+	// shown the read as their own call, they read it again.
+	ReadFirst bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -230,6 +241,9 @@ type ToolRecord struct {
 	Duration  time.Duration
 	// Cut, if set, tells how the result was shortened for the model.
 	Cut *Cut
+	// ByAgent marks a call offgrid made for the model (Options.ReadFirst)
+	// rather than one the model wrote.
+	ByAgent bool
 }
 
 // OK reports whether the call succeeded.
@@ -266,7 +280,8 @@ func (r ToolRecord) MarshalJSON() ([]byte, error) {
 		DurationMS int64           `json:"duration_ms"`
 		Result     tools.Result    `json:"result"`
 		Cut        *Cut            `json:"cut,omitempty"`
-	}{r.ID, r.Name, argsOrEmpty(r.Arguments), r.OK(), r.Code, r.Denied, r.Summary(), r.Duration.Milliseconds(), r.Result, r.Cut})
+		ByAgent    bool            `json:"by_agent,omitempty"`
+	}{r.ID, r.Name, argsOrEmpty(r.Arguments), r.OK(), r.Code, r.Denied, r.Summary(), r.Duration.Milliseconds(), r.Result, r.Cut, r.ByAgent})
 }
 
 // shorten puts s on one line and cuts it to n runes.
@@ -311,14 +326,22 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	textOnly := false    // the next reply must answer in text
 	var exclude []string // tools the next reply may not call (RepeatAnother)
 	retried := false     // RepeatAnother has made a reply again this turn
-	look := a.opts.LookFirst != nil && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
-		!a.opts.NoGrammar && a.opts.LookFirst(text)
+	step, read, err := a.readFirst(ctx, x, &turn, repeats, text, on)
+	if err != nil {
+		return turn, err
+	}
+	if step.Action == ActionStop {
+		return a.stop(&turn, step.Err, on)
+	}
+	look := !read && a.opts.LookFirst && a.opts.Mentions != nil && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
+		!a.opts.NoGrammar && len(a.opts.Mentions(text)) > 0
+	called := false // the model has made a call this turn
 	for {
 		choice := a.opts.ToolChoice
-		if look && len(turn.Calls) == 0 && !textOnly {
+		if look && !called && !textOnly {
 			choice = grammar.Required
 		}
-		if choice == grammar.Required && len(turn.Calls) > 0 {
+		if choice == grammar.Required && called {
 			choice = grammar.Auto
 		}
 		req := a.request(choice, textOnly)
@@ -374,6 +397,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			textOnly = true
 			continue
 		}
+		called = true
 		calls := a.assignIDs(comp.Calls)
 		a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, ToolCalls: calls, Raw: comp.Raw})
 		for _, c := range calls {
@@ -383,27 +407,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return a.stop(&turn, &Error{Code: ToolLoopLimitReached,
 				Message: fmt.Sprintf("the model made the same call (%s %s) a third time", c.Name, argsOrEmpty(c.Arguments))}, on)
 		}
-		if err := x.Begin(calls); err != nil {
+		step, results, full, err := a.runCalls(ctx, x, &turn, repeats, calls, false, on)
+		if err != nil {
 			return turn, err
 		}
-		step := a.run(ctx, x, on)
-		full := false // a result found no room in the window
-		next := a.request(grammar.Auto, false)
-		a.roomForResults(next, on)
-		for i, p := range x.Calls() {
-			content, cut := a.modelResultFitted(next, p.Call, p.Result, len(x.Calls())-i, on)
-			r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
-				Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration, Cut: cut}
-			if cut != nil && cut.Bytes == 0 {
-				full = true // the window is full: the model answers with what it has
-			}
-			a.records = append(a.records, r)
-			turn.Calls = append(turn.Calls, r)
-			if repeats.add(p.Call, p.Result.Success, content) {
-				content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
-			}
-			a.history = append(a.history, Message{Role: RoleTool, Content: content, ToolCallID: p.Call.ID, Name: p.Call.Name})
-			on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
+		for i, c := range calls {
+			a.history = append(a.history, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID, Name: c.Name})
 		}
 		if full && step.Action != ActionStop && ctx.Err() == nil {
 			if a.opts.Answer == AnswerSeparate {
@@ -436,6 +445,93 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 	}
 }
+
+// runCalls runs calls and adds their records to the turn. It returns the
+// results as the model is to read them, in the order of calls; full
+// reports a result that found no room in the window. byAgent marks calls
+// offgrid made for the model (Options.ReadFirst).
+func (a *Agent) runCalls(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, calls []grammar.Call, byAgent bool, on func(Event)) (step Step, results []string, full bool, err error) {
+	if err := x.Begin(calls); err != nil {
+		return step, nil, false, err
+	}
+	step = a.run(ctx, x, on)
+	next := a.request(grammar.Auto, false)
+	a.roomForResults(next, on)
+	for i, p := range x.Calls() {
+		content, cut := a.modelResultFitted(next, p.Call, p.Result, len(x.Calls())-i, on)
+		r := ToolRecord{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, Result: p.Result,
+			Code: p.Code, Denied: p.Denied, Asked: p.Asked, Duration: p.Duration, Cut: cut, ByAgent: byAgent}
+		if cut != nil && cut.Bytes == 0 {
+			full = true // the window is full: the model answers with what it has
+		}
+		a.records = append(a.records, r)
+		turn.Calls = append(turn.Calls, r)
+		if repeats.add(p.Call, p.Result.Success, content) {
+			content += fmt.Sprintf("\n\n(offgrid: you already called %s with these arguments and got this same result. Do not call it again: use the result to answer the user, or do something else.)", p.Call.Name)
+		}
+		results = append(results, content)
+		on(Event{Type: EventToolResult, ID: r.ID, Tool: r.Name, Record: &r})
+	}
+	return step, results, full, nil
+}
+
+// readFirst reads the files the request names for the model before its
+// first reply (Options.ReadFirst) and adds them to the request, the last
+// message of the history. It reports whether it ran any call.
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, text string, on func(Event)) (Step, bool, error) {
+	if !a.opts.ReadFirst || a.opts.Mentions == nil {
+		return Step{}, false, nil
+	}
+	if _, ok := a.reg.Lookup(readFileTool); !ok {
+		return Step{}, false, nil
+	}
+	var calls []grammar.Call
+	var paths []string
+	for _, m := range a.opts.Mentions(text) {
+		if m.Dir {
+			continue
+		}
+		if len(calls) == maxReadFirst {
+			break
+		}
+		args, err := json.Marshal(map[string]string{"path": m.Path})
+		if err != nil {
+			continue
+		}
+		calls = append(calls, grammar.Call{Name: readFileTool, Arguments: args})
+		paths = append(paths, m.Path)
+	}
+	if len(calls) == 0 {
+		return Step{}, false, nil
+	}
+	calls = a.assignIDs(calls)
+	for _, c := range calls {
+		on(Event{Type: EventToolCall, ID: c.ID, Tool: c.Name, Arguments: argsOrEmpty(c.Arguments), ByAgent: true})
+	}
+	step, results, _, err := a.runCalls(ctx, x, turn, repeats, calls, true, on)
+	if err != nil {
+		return step, true, err
+	}
+	req := &a.history[len(a.history)-1]
+	var b strings.Builder
+	b.WriteString(req.Content)
+	for i, r := range results {
+		if turn.Calls[len(turn.Calls)-len(results)+i].OK() {
+			fmt.Fprintf(&b, "\n\nThe file %s holds:\n%s", paths[i], r)
+		} else {
+			fmt.Fprintf(&b, "\n\nReading the file %s failed: %s", paths[i], r)
+		}
+	}
+	req.Content = b.String()
+	return step, true, nil
+}
+
+// readFileTool is the tool Options.ReadFirst calls; maxReadFirst bounds
+// the files it reads for one request.
+const (
+	readFileTool = "read_file"
+	maxReadFirst = 3
+)
 
 // changed reports whether one of calls changed something: a high-risk
 // tool that ran and succeeded.

@@ -3,6 +3,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,13 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 // holding notes.txt and main.go.
 func builtinDir(t *testing.T) (*tools.Registry, []grammar.Tool) {
 	t.Helper()
+	reg, defs, _ := builtinIn(t)
+	return reg, defs
+}
+
+// builtinIn is builtinDir that also returns the directory.
+func builtinIn(t *testing.T) (*tools.Registry, []grammar.Tool, string) {
+	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
@@ -46,7 +54,7 @@ func builtinDir(t *testing.T) (*tools.Registry, []grammar.Tool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg, defs
+	return reg, defs, dir
 }
 
 // TestDefaultModelLenientOpening: in auto mode the default model opens its
@@ -156,6 +164,46 @@ func TestDefaultModelAnswersFromResults(t *testing.T) {
 		}
 		t.Logf("%s → %d calls, %q", tc.prompt, len(turn.Calls), turn.Content)
 	}
+}
+
+// TestDefaultModelReadFirst: with the default model's catalog settings,
+// read-first among them, the model is shown the file a request names and
+// edits it at once. Shown the read as its own read_file call instead (a
+// form measured and dropped), it inserted the whole file again.
+func TestDefaultModelReadFirst(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, _, dir := builtinIn(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
+		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true,
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "Insert the line 'Shopping list' at the top of notes.txt, before the first line.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, r := range turn.Calls {
+		calls = append(calls, fmt.Sprintf("%s %s by agent %v: %s", r.Name, r.Arguments, r.ByAgent, r.Summary()))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Shopping list\nBuy milk\nCall Bob at 5pm\nThe launch code is 7421.\n"; string(b) != want {
+		t.Fatalf("notes.txt holds %q, want %q; calls:\n%s", b, want, strings.Join(calls, "\n"))
+	}
+	if len(turn.Calls) < 2 || !turn.Calls[0].ByAgent || turn.Calls[1].ByAgent {
+		t.Fatalf("want offgrid's read, then the model's edit; calls:\n%s", strings.Join(calls, "\n"))
+	}
+	t.Logf("calls:\n%s\nanswer: %q", strings.Join(calls, "\n"), turn.Content)
 }
 
 // TestDefaultModelUsage: with the default model's template, which lays

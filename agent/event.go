@@ -38,6 +38,9 @@ type Event struct {
 	Stats     *Stats          `json:"stats,omitempty"`
 	// Compaction is set for EventCompact.
 	Compaction *Compaction `json:"compaction,omitempty"`
+	// ByAgent marks an EventToolCall offgrid made for the model
+	// (Options.ReadFirst).
+	ByAgent bool `json:"by_agent,omitempty"`
 }
 
 // Stats are the engine's counters for one reply, for display and --json.

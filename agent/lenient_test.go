@@ -315,8 +315,13 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 // in any of the format's wrappers); later replies, and other requests, get
 // the lazy grammar of auto.
 func TestAgentLookFirst(t *testing.T) {
-	named := func(r string) bool { return strings.Contains(r, "notes.txt") }
-	h := newHarness(t, hermesInfo, Options{LookFirst: named}, permission.Config{}, nil,
+	named := func(r string) []tools.Mention {
+		if strings.Contains(r, "notes.txt") {
+			return []tools.Mention{{Path: "notes.txt"}}
+		}
+		return nil
+	}
+	h := newHarness(t, hermesInfo, Options{Mentions: named, LookFirst: true}, permission.Config{}, nil,
 		hermes(call("echo", `{"text":"hi"}`)), "It says hi.", "Hello.")
 	h.send("What does notes.txt say?")
 	h.send("Hi.")

@@ -70,13 +70,15 @@ type CallRecord struct {
 	Arguments json.RawMessage `json:"arguments"`
 	OK        bool            `json:"ok"`
 	Result    string          `json:"result"`
+	// ByAgent marks a call offgrid made for the model (read-first).
+	ByAgent bool `json:"by_agent,omitempty"`
 }
 
 // RunSuite runs every task of s with the agent over cp, each in a fresh
 // temporary directory with the built-in tools and every tool allowed but
-// the task's denied ones. A set opts.LookFirst is bound to each task's
-// directory (tools.Mentions). run is the template of the result (model,
-// mode names); progress, if set, is called after each task.
+// the task's denied ones, opts.Mentions looking in the task's directory.
+// run is the template of the result (model, mode names); progress, if
+// set, is called after each task.
 func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Options, run AgentRun, progress func(done, total int)) (AgentRun, error) {
 	start := time.Now()
 	parent, err := os.MkdirTemp("", "offgrid-bench-")
@@ -130,9 +132,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
-	if opts.LookFirst != nil {
-		opts.LookFirst = tools.Mentions(dir)
-	}
+	opts.Mentions = func(request string) []tools.Mention { return tools.Mentioned(dir, request) }
 	ag, err := agent.New(cp, reg, pol, nil, opts)
 	if err != nil {
 		return fail(err)
@@ -155,7 +155,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 		if !r.OK() {
 			out = r.Result.Compact()
 		}
-		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200)})
+		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200), ByAgent: r.ByAgent})
 	}
 	if err != nil {
 		res.Error = err.Error()

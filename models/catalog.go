@@ -45,6 +45,9 @@ type AgentDefaults struct {
 	// directory of the working directory be a call (see
 	// agent.Options.LookFirst).
 	LookFirst bool
+	// ReadFirst has offgrid read the files a request names for the
+	// model before its first reply (agent.Options.ReadFirst).
+	ReadFirst bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`
@@ -73,7 +76,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, Temperature: greedy()},
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",

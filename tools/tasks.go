@@ -8,9 +8,9 @@ import (
 )
 
 const (
-	addTaskDescription    = "Add a pending task to the task list; returns its id (task_1, task_2, …)."
-	listTasksDescription  = "List the tasks with their ids and statuses."
-	updateTaskDescription = "Set the status of a task."
+	addTaskDescription    = "Add a pending task to the user's task list, which offgrid keeps (not a file: to add a line to a file, use insert_lines); returns its id (task_1, task_2, …)."
+	listTasksDescription  = "List the tasks of the user's task list with their ids and statuses (not the lines of a file)."
+	updateTaskDescription = "Set the status of a task of the user's task list (not a file: to change a file, use replace_lines)."
 )
 
 // taskList is the agent's to-do list; it lives as long as its registry.

@@ -37,7 +37,7 @@ type agentBenchFlags struct {
 	afterChange           []string
 	examples              []string
 	parallel              []string
-	lookFirst             bool
+	lookFirst, readFirst  bool
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -65,7 +65,7 @@ func (f agentBenchFlags) given(flag string) bool {
 
 // settingFlags are the flags of bench --agent that a catalog model's
 // settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "temp"}
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -152,7 +152,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
 			if catalog {
-				o = withCatalog(o, d, f.given, noMentions)
+				o = withCatalog(o, d, f.given)
 			}
 			mode, results := c.labels(o)
 			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
@@ -178,13 +178,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
-	remind, lookFirst                                          bool
+	remind, lookFirst, readFirst                               bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -221,14 +221,9 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.Parallel = c.parallel == "on"
 	o.System = c.system
 	o.Answer = agent.AnswerStyle(c.answer)
-	if c.lookFirst {
-		o.LookFirst = noMentions
-	}
+	o.LookFirst = c.lookFirst
+	o.ReadFirst = c.readFirst
 }
-
-// noMentions stands for Options.LookFirst until bench.RunSuite binds it
-// to each task's directory.
-func noMentions(string) bool { return false }
 
 // labels name the loop policy o follows (the mode and what was added to
 // it) and how it shows results, as the report shows them.
@@ -258,7 +253,10 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 			l += " (separate)"
 		}
 	}
-	if o.LookFirst != nil {
+	if o.ReadFirst {
+		l += "+read first"
+	}
+	if o.LookFirst && !o.NoGrammar {
 		l += "+look first"
 	}
 	results = string(o.Results)

@@ -277,7 +277,7 @@ func TestBenchSpeedCompare(t *testing.T) {
 // otherwise, and bench labels the run by the settings it used.
 func TestBenchAgentCatalog(t *testing.T) {
 	d := models.AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate",
-		AnswerAfterChange: true, Remind: true, LookFirst: true}
+		AnswerAfterChange: true, Remind: true, LookFirst: true, ReadFirst: true}
 	f := agentBenchFlags{modes: []string{"auto"}, results: []string{"full"}, roles: []string{"tool"}, toolPrompts: []string{"template"},
 		onRepeat: []string{"stop"}, answers: []string{"inline"}, afterChange: []string{"continue"}, examples: []string{"off"},
 		parallel: []string{"off"}, set: map[string]bool{"on-repeat": true, "examples": true}}
@@ -290,27 +290,23 @@ func TestBenchAgentCatalog(t *testing.T) {
 	if mode, results := cs[0].labels(o); mode != "auto" || results != "full" {
 		t.Errorf("flags alone: labels %q %q", mode, results)
 	}
-	looked := false
-	o = withCatalog(o, d, f.given, func(string) bool { looked = true; return true })
+	o = withCatalog(o, d, f.given)
 	if o.OnRepeat != agent.RepeatStop {
 		t.Errorf("--on-repeat given: %q, want stop", o.OnRepeat)
 	}
-	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || o.LookFirst == nil {
+	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || !o.LookFirst || !o.ReadFirst {
 		t.Errorf("catalog settings not taken: %+v", o)
 	}
-	if o.LookFirst("notes.txt"); !looked {
-		t.Error("LookFirst is not the function given")
-	}
 	mode, results := cs[0].labels(o)
-	if want := "auto+remind+answer after change+look first"; mode != want || results != "compact" {
+	if want := "auto+remind+answer after change+read first+look first"; mode != want || results != "compact" {
 		t.Errorf("labels %q %q, want %q compact", mode, results, want)
 	}
 	// offgrid run's flag names reach bench's.
-	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true}
+	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true, "read-first": true}
 	var p agent.Options
 	p.ToolChoice = grammar.Required
-	p = withCatalog(p, d, f.given, noMentions)
-	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst != nil {
+	p = withCatalog(p, d, f.given)
+	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst || p.ReadFirst {
 		t.Errorf("given settings overridden: %+v", p)
 	}
 }

@@ -10,10 +10,9 @@ import (
 // settings the user did not give. given reports whether one was given,
 // by the name of its `offgrid run` flag (tool-choice, results,
 // on-repeat, answer, remind, answer-after-change, tool-examples,
-// look-first, temp). look is what Options.LookFirst becomes when the
-// catalog turns it on. `offgrid run` and `bench --agent` both use it, so
+// look-first, read-first, temp). `offgrid run` and `bench --agent` both use it, so
 // that a benchmark measures a model as run drives it.
-func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool, look func(string) bool) agent.Options {
+func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool) agent.Options {
 	if !given("tool-choice") && d.ToolChoice != "" {
 		o.ToolChoice = grammar.ToolChoice(d.ToolChoice)
 	}
@@ -36,10 +35,10 @@ func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string
 		o.ToolExamples = d.ToolExamples
 	}
 	if !given("look-first") {
-		o.LookFirst = nil
-		if d.LookFirst {
-			o.LookFirst = look
-		}
+		o.LookFirst = d.LookFirst
+	}
+	if !given("read-first") {
+		o.ReadFirst = d.ReadFirst
 	}
 	if !given("temp") && d.Temperature != nil {
 		o.Sampling.Temperature = *d.Temperature

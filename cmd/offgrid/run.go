@@ -33,7 +33,7 @@ type runFlags struct {
 	answerAfterChange           bool
 	toolExamples                bool
 	compactTools                bool
-	lookFirst                   bool
+	lookFirst, readFirst        bool
 	curator                     string
 	noPromptCache               bool
 	onRepeat, answer            string
@@ -96,6 +96,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
 	fs.BoolVar(&f.lookFirst, "look-first", false, "when a request names a file or directory of the working directory, the model's first reply must be a call (with --tool-choice auto)")
+	fs.BoolVar(&f.readFirst, "read-first", false, "read the files a request names (up to 3) for the model and add them to the request, before its first reply")
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
@@ -195,7 +196,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	// The catalog's measured settings for this model, where flags do not
 	// say otherwise.
 	if d, ok := catalogDefaults(ld.env, path); ok {
-		opts = withCatalog(opts, d, ld.changed, tools.Mentions(f.rootDir()))
+		opts = withCatalog(opts, d, ld.changed)
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
@@ -276,12 +277,11 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	var look func(string) bool
-	if f.lookFirst {
-		look = tools.Mentions(f.rootDir())
-	}
+	root := f.rootDir()
 	return agent.Options{
-		LookFirst: look,
+		Mentions:  func(request string) []tools.Mention { return tools.Mentioned(root, request) },
+		LookFirst: f.lookFirst,
+		ReadFirst: f.readFirst,
 		System:    f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling:          sampling,
 		MaxTokens:         f.maxTokens,
@@ -354,7 +354,11 @@ func (p *eventPrinter) event(e agent.Event) {
 	case agent.EventToolCall:
 		p.shown.Reset()
 		p.endLine()
-		fmt.Fprintf(p.out, "→ %s %s\n", e.Tool, e.Arguments)
+		by := ""
+		if e.ByAgent {
+			by = " (read for the model)"
+		}
+		fmt.Fprintf(p.out, "→ %s %s%s\n", e.Tool, e.Arguments, by)
 	case agent.EventToolResult:
 		r := e.Record
 		fmt.Fprintf(p.out, "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())

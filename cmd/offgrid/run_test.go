@@ -187,7 +187,7 @@ func TestRunDefaultModel(t *testing.T) {
 	}
 	dir := t.TempDir()
 	files := map[string]string{"notes.txt": "Buy milk\nCall Bob at 5pm\nThe launch code is 7421.\n", "main.go": "package main\n", "README.md": "# Demo\n",
-		"big.txt": big.String()}
+		"config.json": "{\n  \"name\": \"demo\",\n  \"version\": \"1.4.2\",\n  \"port\": 8080\n}\n", "big.txt": big.String()}
 	for f, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -202,6 +202,9 @@ func TestRunDefaultModel(t *testing.T) {
 		// Without --look-first (the catalog's setting) it described an
 		// SDK it never read.
 		{"What does README.md say?", "README.md", []string{"Demo"}},
+		// Before --read-first (the catalog's setting) it listed the
+		// directory and answered "1".
+		{"What version number is in config.json?", "config.json", []string{"1.4.2"}},
 		{"What is on line 2999 of big.txt?", "big.txt", []string{"oak tree"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

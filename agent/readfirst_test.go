@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TestAgentReadFirst: with ReadFirst, the files a request names are read
+// by offgrid before the model's first reply and shown in the request;
+// the reads go through the permission policy and count as reads for
+// write_file.
+func TestAgentReadFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		request string
+		cfg     permission.Config
+		want    []string // in the first prompt
+		notWant []string
+		reads   int
+	}{
+		{"file", "What does notes.txt say?", permission.Config{AllowAll: true},
+			[]string{"What does notes.txt say?\n\nThe file notes.txt holds:\n", "1: Buy milk"}, nil, 1},
+		{"two files", "Copy notes.txt into todo.txt.", permission.Config{AllowAll: true},
+			[]string{"The file notes.txt holds:\n", "1: Buy milk", "The file todo.txt holds:\n", "1: TODO: ship"}, nil, 2},
+		{"denied", "What does notes.txt say?", permission.Config{AllowAll: true, Deny: []string{"read_file"}},
+			[]string{"Reading the file notes.txt failed: "}, []string{"Buy milk"}, 1},
+		{"directory", "What is in ./docs?", permission.Config{AllowAll: true}, nil, []string{"holds:"}, 0},
+		{"missing", "What does missing.txt say?", permission.Config{AllowAll: true}, nil, []string{"holds:", "failed"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "todo.txt"), []byte("TODO: ship\n"), 0o644)
+			os.Mkdir(filepath.Join(dir, "docs"), 0o755)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: []string{"It says: Buy milk."}}
+			opts := Options{ReadFirst: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, tc.cfg), nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var byAgent int
+			turn, err := a.Send(context.Background(), tc.request, func(e Event) {
+				if e.Type == EventToolCall && e.ByAgent {
+					byAgent++
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(turn.Calls) != tc.reads || byAgent != tc.reads {
+				t.Fatalf("%d calls, %d call events by the agent, want %d", len(turn.Calls), byAgent, tc.reads)
+			}
+			for _, c := range turn.Calls {
+				if c.Name != "read_file" || !c.ByAgent {
+					t.Errorf("call %+v, want a read_file by the agent", c)
+				}
+			}
+			if got := roles(a.History()); got != "user,assistant" {
+				t.Errorf("history %s, want the reads in the request", got)
+			}
+			prompt := eng.prompts[0]
+			for _, w := range tc.want {
+				if !strings.Contains(prompt, w) {
+					t.Errorf("the first prompt lacks %q:\n%s", w, prompt)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(prompt, w) {
+					t.Errorf("the first prompt holds %q:\n%s", w, prompt)
+				}
+			}
+		})
+	}
+}
+
+// TestAgentReadFirstThenWrite: a file offgrid read for the model counts
+// as read, so that the model may replace it at once; the model's own
+// read of it again is taken for a repeat.
+func TestAgentReadFirstThenWrite(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("Buy milk\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &fakeEngine{t: t, replies: []string{
+		hermes(call("write_file", `{"path": "notes.txt", "content": "Buy oat milk\n"}`)),
+		"Done.",
+		hermes(call("read_file", `{"path": "notes.txt"}`)),
+		"It says: Buy oat milk.",
+	}}
+	opts := Options{ReadFirst: true, OnRepeat: RepeatAnswer, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(context.Background(), "In notes.txt, change Buy milk to Buy oat milk.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turn.Calls) != 2 || !turn.Calls[1].OK() {
+		t.Fatalf("calls %+v", turn.Calls)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "Buy oat milk\n" {
+		t.Fatalf("notes.txt holds %q", b)
+	}
+	// The next request reads the file again (a new turn); the model's own
+	// read of it is a repeat, answered from what it has.
+	turn, err = a.Send(context.Background(), "What does notes.txt say now?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turn.Calls) != 1 || turn.Content != "It says: Buy oat milk." {
+		t.Fatalf("turn %+v", turn)
+	}
+	if !strings.Contains(eng.prompts[2], "1: Buy oat milk") {
+		t.Errorf("the second request lacks the new content:\n%s", eng.prompts[2])
+	}
+}
