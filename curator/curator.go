@@ -278,7 +278,7 @@ var stop = func() map[string]bool {
 		does did doing done this that these those with from into onto about above below there their them they
 		then than have has had not but you your yours can could would should will shall may might must its
 		all any each some many much more most other such only own same very just also out over under again
-		file files line lines read show tell find give list print look see says said contain contains containing
+		file files line lines read show tell find give list print look see say says said mean means contain contains containing
 		value set use used using get please want need know let make whole part text content contents first
 		last number there here one two`) {
 		m[w] = true

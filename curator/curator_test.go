@@ -59,6 +59,29 @@ func TestTerms(t *testing.T) {
 	}
 }
 
+// TestCurateAskedWhatItSays: a request that asks what a file says
+// names no part of it; it gets the file's head, not a section where
+// "say" happens to appear.
+func TestCurateAskedWhatItSays(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		if i == 2000 {
+			b.WriteString("As they say, measure twice.\n")
+			continue
+		}
+		fmt.Fprintf(&b, "Line %d of the guide.\n", i)
+	}
+	for _, request := range []string{"What does guide.txt say?", "What does guide.txt mean?"} {
+		s, err := New(Options{}).Curate(t.Context(), request, "guide.txt", b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Method != MethodHead || !contains(s, 1) {
+			t.Errorf("%q: %+v, want the head", request, s)
+		}
+	}
+}
+
 func TestMerge(t *testing.T) {
 	got := merge([]Range{{50, 60}, {1, 10}, {11, 12}, {55, 70}, {-3, 0}, {95, 120}}, 100)
 	want := []Range{{1, 12}, {50, 70}, {95, 100}}
