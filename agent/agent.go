@@ -97,6 +97,15 @@ type Options struct {
 	// otherwise read the wrong file, or none, and answer from nothing;
 	// shown the read as their own call, they read it again.
 	ReadFirst bool
+	// UnknownAsText: a reply that opens a fenced or bare call of a tool
+	// whose name shares no word with any offered tool ("multiply" for
+	// "What is 12 times 12?", "say_hello") is continued as an answer in
+	// text from where the call began, instead of being forced into a call
+	// of an offered tool. Names that share a word ("create_file" and
+	// write_file) are still forced into a call. It helps the 1.5B, which
+	// otherwise calls tools for questions that need none; the 0.5B then
+	// answers some questions about files without reading them.
+	UnknownAsText bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)

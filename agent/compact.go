@@ -72,7 +72,7 @@ func (a *Agent) request(choice grammar.ToolChoice, textOnly bool) CompletionRequ
 		Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
 		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, MaxTokens: a.opts.MaxTokens,
 		ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
-		Examples: a.examples, AnyOpening: choice == grammar.Required,
+		Examples: a.examples, AnyOpening: choice == grammar.Required, UnknownAsText: a.opts.UnknownAsText,
 	}
 }
 

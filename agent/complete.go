@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
@@ -36,6 +37,11 @@ type CompletionRequest struct {
 	// AnyOpening, with Required, lets the call open in any wrapper the
 	// format knows (the model's own choice), not only the template's.
 	AnyOpening bool
+	// UnknownAsText continues, as an answer in text, a reply that opens a
+	// fenced or bare call of a tool whose name shares no word with any
+	// offered tool ("multiply" for "What is 12 times 12?"), instead of
+	// forcing it into a call of an offered one (Options.UnknownAsText).
+	UnknownAsText bool
 	// CompactTools presents the tools with offgrid's short instructions
 	// (name(args): description) in the system message, even when the
 	// chat template would list their JSON schemas.
@@ -229,18 +235,35 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	// under a grammar that forces a valid call in that wrapper.
 	watch := ir.Grammar != nil && p.grammar.Lazy()
 	var opened *grammar.CallStart
+	unknown := false // the opened call names a tool unlike every offered one
 	res, genErr := c.eng.Generate(ctx, ir, func(pc inference.Piece) error {
 		vis.write(pc.Text)
 		if watch && pc.Text != "" {
 			if st, ok, _ := grammar.FindCall(p.format, vis.raw.String()); ok && !st.Canonical {
+				// Let the model name its tool first.
+				name, done := grammar.CallName(vis.raw.String(), st)
+				if !done {
+					return nil
+				}
+				unknown = req.UnknownAsText && name != "" && !nameFits(name, p.tools)
 				opened = &st
 				return inference.ErrStop
 			}
 		}
 		return nil
 	})
+	if watch && opened == nil && genErr == nil {
+		// The reply ended inside the call's name.
+		if st, ok, _ := grammar.FindCall(p.format, res.Text); ok && !st.Canonical {
+			opened = &st
+		}
+	}
 	if opened != nil && genErr == nil {
-		res, genErr = c.continueCall(ctx, req, p, ir, vis, *opened, res)
+		if unknown {
+			res, genErr = c.continueText(ctx, ir, vis, *opened, res)
+		} else {
+			res, genErr = c.continueCall(ctx, req, p, ir, vis, *opened, res)
+		}
 	}
 	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
 	if vis.plain {
@@ -323,23 +346,41 @@ func (c *Completer) engineGrammar(tg *grammar.ToolGrammar) *inference.Grammar {
 	return g
 }
 
+// continueText regenerates a reply from the point where the model opened a
+// call of a tool that nothing offered resembles ("multiply" for "What is
+// 12 times 12?", with no such tool), as an answer in text: forced into
+// an offered tool, models made calls nobody needed (bash, grep_search).
+func (c *Completer) continueText(ctx context.Context, ir inference.Request, vis *visibleStream, st grammar.CallStart, first inference.Result) (inference.Result, error) {
+	g := grammar.TextOnly()
+	if strings.TrimSpace(vis.raw.String()[:st.Pos]) != "" {
+		g = grammar.MoreText()
+	}
+	return c.continueFrom(ctx, ir, vis, st.Pos, g, first)
+}
+
 // continueCall regenerates a reply from the point where the model opened a
 // call with a non-canonical opening, under a grammar that forces a valid
 // call in that wrapper. first is the generation that was stopped there.
 func (c *Completer) continueCall(ctx context.Context, req CompletionRequest, p prompt, ir inference.Request,
 	vis *visibleStream, st grammar.CallStart, first inference.Result) (inference.Result, error) {
-	before := vis.raw.String()[:st.Pos]
 	tg, err := grammar.ForTools(p.admitted, p.format, grammar.ToolOptions{
 		ToolChoice: grammar.Required, Parallel: req.Parallel, Opening: &st.Opening})
 	if err != nil {
 		return first, err
 	}
+	return c.continueFrom(ctx, ir, vis, st.Pos, tg, first)
+}
+
+// continueFrom regenerates a reply from byte pos of what was generated so
+// far (first), under grammar g; the KV cache keeps the text before pos.
+func (c *Completer) continueFrom(ctx context.Context, ir inference.Request, vis *visibleStream, pos int, g *grammar.ToolGrammar, first inference.Result) (inference.Result, error) {
+	before := vis.raw.String()[:pos]
 	prefix, err := c.eng.Tokenize(before, false, false)
 	if err != nil {
 		return first, fmt.Errorf("agent: tokenize reply: %w", err)
 	}
 	ir.Prompt = append(append([]inference.Token(nil), ir.Prompt...), prefix...)
-	ir.Grammar = c.engineGrammar(tg)
+	ir.Grammar = c.engineGrammar(g)
 	if ir.MaxTokens > 0 {
 		ir.MaxTokens = max(1, ir.MaxTokens-len(prefix))
 	}
@@ -378,4 +419,22 @@ func (c *Completer) Call(ctx context.Context, system, user string, tool grammar.
 		return nil, fmt.Errorf("agent: the model did not call %s: %q", tool.Name, comp.Raw)
 	}
 	return comp.Calls[0].Arguments, nil
+}
+
+// nameFits reports whether name, a tool the model began to call, shares a
+// word with the name of one of tools ("create_file" and write_file do;
+// "multiply" and bash do not).
+func nameFits(name string, tools []grammar.Tool) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	asked := words(name)
+	for _, t := range tools {
+		for _, w := range words(t.Name) {
+			if slices.Contains(asked, w) {
+				return true
+			}
+		}
+	}
+	return false
 }

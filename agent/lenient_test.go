@@ -55,6 +55,40 @@ func TestAgentLenientOpening(t *testing.T) {
 	}
 }
 
+// TestAgentUnknownTool: a reply that opens a call of a tool nothing
+// offered resembles ("multiply") is continued as an answer in text, from
+// where the call began; one whose name shares a word with an offered tool
+// ("echo_text") is forced into a call of it, as before.
+func TestAgentUnknownTool(t *testing.T) {
+	multiply := "```json\n{\"name\": \"multiply\", \"arguments\": {\"a\": 12, \"b\": 12}}\n```"
+	h := newHarness(t, hermesInfo, Options{UnknownAsText: true}, permission.Config{}, nil,
+		"Let me see.\n"+multiply, // stopped once the name is known
+		"12 times 12 is 144.")    // continued as text
+	turn := h.send("What is 12 times 12?")
+	if len(turn.Calls) != 0 || turn.Content != "Let me see.\n12 times 12 is 144." || len(h.eng.reqs) != 2 {
+		t.Fatalf("turn %+v, %d generations", turn, len(h.eng.reqs))
+	}
+	r1 := h.eng.reqs[1]
+	if r1.Grammar == nil || r1.Grammar.Lazy() || checkAccepts(r1.Grammar, "12 times 12 is 144.") != nil || checkAccepts(r1.Grammar, multiply) == nil {
+		t.Fatalf("continuation grammar %+v", r1.Grammar)
+	}
+	if p0, p1 := h.eng.prompts[0], h.eng.prompts[1]; p1 != p0+"Let me see.\n" {
+		t.Fatalf("continuation prompt does not extend the first by the text before the fence:\n%q", p1[len(p0)-20:])
+	}
+
+	like := "```json\n{\"name\": \"echo_text\", \"arguments\": {\"text\": \"hi\"}}\n```"
+	fence := "```json\n{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}\n```"
+	h = newHarness(t, hermesInfo, Options{UnknownAsText: true}, permission.Config{}, nil, like, fence, "It says hi.")
+	if turn := h.send("Echo hi."); len(turn.Calls) != 1 || turn.Calls[0].Name != "echo" {
+		t.Fatalf("turn %+v", turn)
+	}
+	// Without the option, the unknown name is forced into an offered tool.
+	h = newHarness(t, hermesInfo, Options{}, permission.Config{}, nil, multiply, "```json\n{\"name\": \"echo\", \"arguments\": {\"text\": \"144\"}}\n```", "144.")
+	if turn := h.send("What is 12 times 12?"); len(turn.Calls) != 1 || turn.Calls[0].Name != "echo" {
+		t.Fatalf("without UnknownAsText: turn %+v", turn)
+	}
+}
+
 // TestAgentLenientNoGrammar: with the grammar off a fenced call is still
 // read as a call (the parser is the same), without a regeneration.
 func TestAgentLenientNoGrammar(t *testing.T) {

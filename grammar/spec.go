@@ -295,3 +295,36 @@ func textBefore(t, marker string) string {
 func TextOnly() *ToolGrammar {
 	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\[ \\t\\r\\n] [^{<`\\x00]*\n"}
 }
+
+// MoreText returns a grammar for the rest of an answer in text that has
+// begun: like TextOnly, but it may be empty and start with anything else.
+func MoreText() *ToolGrammar {
+	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\x00]*\n"}
+}
+
+// CallName returns the tool name of the call that opens at st in text,
+// once its string is complete: the opening, {, "name", :, then the name in
+// quotes. ok is false while the text may still complete it; a name that
+// is not a plain JSON string (escapes, a line break, over 64 bytes) is
+// returned as "" with ok true: it cannot be told.
+func CallName(text string, st CallStart) (name string, ok bool) {
+	s := text[st.Pos+len(st.Opening.Open):]
+	for _, p := range []string{"{", `"name"`, ":", `"`} {
+		s = strings.TrimLeft(s, " \t\r\n")
+		if len(s) < len(p) {
+			return "", false
+		}
+		if !strings.HasPrefix(s, p) {
+			return "", true
+		}
+		s = s[len(p):]
+	}
+	end := strings.IndexAny(s, "\"\\\n")
+	switch {
+	case end < 0 && len(s) <= 64:
+		return "", false
+	case end < 0 || end > 64 || s[end] != '"':
+		return "", true
+	}
+	return s[:end], true
+}

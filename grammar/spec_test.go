@@ -3,6 +3,7 @@ package grammar
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/grammar/gbnf"
@@ -164,6 +165,29 @@ func TestAnyOpening(t *testing.T) {
 	// Auto stays lazy: the openings are found as the reply streams.
 	if tg, err := ForTools(tools, Hermes, ToolOptions{AnyOpening: true}); err != nil || !tg.Lazy() {
 		t.Errorf("auto with AnyOpening: lazy %v, %v", tg != nil && tg.Lazy(), err)
+	}
+}
+
+func TestCallName(t *testing.T) {
+	for _, tc := range []struct {
+		text, name string
+		ok         bool
+	}{
+		{"```json\n{\n  \"name\": \"multiply\", ", "multiply", true},
+		{"Sure.\n```json\n{\"name\": \"mult", "", false},
+		{"```json\n{\"name\"", "", false},
+		{"```json\n{\"name\": get_time", "", true},
+		{"```json\n{\"name\": \"a\\\"b\"", "", true},
+		{"```json\n{\"name\": \"" + strings.Repeat("x", 65), "", true},
+		{"{\"name\": \"ls\"}", "ls", true},
+	} {
+		st, ok, _ := FindCall(Hermes, tc.text)
+		if !ok {
+			t.Fatalf("%q: no call opening", tc.text)
+		}
+		if name, ok := CallName(tc.text, st); name != tc.name || ok != tc.ok {
+			t.Errorf("CallName(%q) = %q, %v; want %q, %v", tc.text, name, ok, tc.name, tc.ok)
+		}
 	}
 }
 

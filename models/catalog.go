@@ -48,6 +48,9 @@ type AgentDefaults struct {
 	// ReadFirst has offgrid read the files a request names for the
 	// model before its first reply (agent.Options.ReadFirst).
 	ReadFirst bool
+	// UnknownAsText continues a call of a tool unlike every offered one
+	// as text (agent.Options.UnknownAsText).
+	UnknownAsText bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

@@ -38,6 +38,7 @@ type agentBenchFlags struct {
 	examples              []string
 	parallel              []string
 	lookFirst, readFirst  bool
+	unknownAsText         bool
 	onRepeat, answers     []string
 	tasks                 []string
 	ctxSize               int
@@ -65,7 +66,7 @@ func (f agentBenchFlags) given(flag string) bool {
 
 // settingFlags are the flags of bench --agent that a catalog model's
 // settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "temp"}
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -178,13 +179,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
-	remind, lookFirst, readFirst                               bool
+	remind, lookFirst, readFirst, unknownAsText                bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -223,6 +224,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.Answer = agent.AnswerStyle(c.answer)
 	o.LookFirst = c.lookFirst
 	o.ReadFirst = c.readFirst
+	o.UnknownAsText = c.unknownAsText
 }
 
 // labels name the loop policy o follows (the mode and what was added to
@@ -258,6 +260,9 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	}
 	if o.LookFirst && !o.NoGrammar {
 		l += "+look first"
+	}
+	if o.UnknownAsText && !o.NoGrammar {
+		l += "+unknown as text"
 	}
 	results = string(o.Results)
 	if results == "" {

@@ -10,7 +10,7 @@ import (
 // settings the user did not give. given reports whether one was given,
 // by the name of its `offgrid run` flag (tool-choice, results,
 // on-repeat, answer, remind, answer-after-change, tool-examples,
-// look-first, read-first, temp). `offgrid run` and `bench --agent` both use it, so
+// look-first, read-first, unknown-as-text, temp). `offgrid run` and `bench --agent` both use it, so
 // that a benchmark measures a model as run drives it.
 func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool) agent.Options {
 	if !given("tool-choice") && d.ToolChoice != "" {
@@ -39,6 +39,9 @@ func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string
 	}
 	if !given("read-first") {
 		o.ReadFirst = d.ReadFirst
+	}
+	if !given("unknown-as-text") {
+		o.UnknownAsText = d.UnknownAsText
 	}
 	if !given("temp") && d.Temperature != nil {
 		o.Sampling.Temperature = *d.Temperature

@@ -34,6 +34,7 @@ type runFlags struct {
 	toolExamples                bool
 	compactTools                bool
 	lookFirst, readFirst        bool
+	unknownAsText               bool
 	curator                     string
 	noPromptCache               bool
 	onRepeat, answer            string
@@ -97,6 +98,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
 	fs.BoolVar(&f.lookFirst, "look-first", false, "when a request names a file or directory of the working directory, the model's first reply must be a call (with --tool-choice auto)")
 	fs.BoolVar(&f.readFirst, "read-first", false, "read the files a request names (up to 3) for the model and add them to the request, before its first reply")
+	fs.BoolVar(&f.unknownAsText, "unknown-as-text", false, "a fenced or bare call of a tool whose name shares no word with any offered tool is continued as text")
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
@@ -279,10 +281,11 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	}
 	root := f.rootDir()
 	return agent.Options{
-		Mentions:  func(request string) []tools.Mention { return tools.Mentioned(root, request) },
-		LookFirst: f.lookFirst,
-		ReadFirst: f.readFirst,
-		System:    f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
+		Mentions:      func(request string) []tools.Mention { return tools.Mentioned(root, request) },
+		LookFirst:     f.lookFirst,
+		ReadFirst:     f.readFirst,
+		UnknownAsText: f.unknownAsText,
+		System:        f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling:          sampling,
 		MaxTokens:         f.maxTokens,
 		Limits:            agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
