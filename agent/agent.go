@@ -335,7 +335,9 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	textOnly := false    // the next reply must answer in text
 	var exclude []string // tools the next reply may not call (RepeatAnother)
 	retried := false     // RepeatAnother has made a reply again this turn
-	step, read, err := a.readFirst(ctx, x, &turn, repeats, text, on)
+	// offgrid's own reads have an executor of their own: they are not
+	// the model's rounds or calls, which the limits bound.
+	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &turn, repeats, text, on)
 	if err != nil {
 		return turn, err
 	}

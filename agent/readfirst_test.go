@@ -84,8 +84,9 @@ func TestAgentReadFirst(t *testing.T) {
 }
 
 // TestAgentReadFirstThenWrite: a file offgrid read for the model counts
-// as read, so that the model may replace it at once; the model's own
-// read of it again is taken for a repeat.
+// as read, so that the model may replace it at once, and the read is not
+// one of the model's rounds or calls; the model's own read of it again
+// is taken for a repeat.
 func TestAgentReadFirstThenWrite(t *testing.T) {
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "notes.txt")
@@ -100,7 +101,9 @@ func TestAgentReadFirstThenWrite(t *testing.T) {
 		hermes(call("read_file", `{"path": "notes.txt"}`)),
 		"It says: Buy oat milk.",
 	}}
-	opts := Options{ReadFirst: true, OnRepeat: RepeatAnswer, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
+	// offgrid's reads do not count against the model's limits.
+	opts := Options{ReadFirst: true, OnRepeat: RepeatAnswer, Limits: Limits{MaxIterations: 1, MaxToolCalls: 1},
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
 	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
 	if err != nil {
 		t.Fatal(err)

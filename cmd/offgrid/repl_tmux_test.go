@@ -103,7 +103,8 @@ func atPrompt(want string, n int) func(string) bool {
 // qwen2.5-coder-0.5b and uses it as a person would: a prompt that makes
 // the model insert a line in a file (one round of calls: --tool-choice required
 // makes the first reply a call, --max-iterations 1 ends the turn after
-// it, so the run does not depend on how the model goes on), the
+// it, so the run does not depend on how the model goes on; --read-first
+// is off, so that the first permission prompt is the model's call), the
 // permission prompt showing the call's arguments exactly ("line_start" spelled so), answered "Allow
 // once"; /tools, /context, /undo until the file is back byte for byte
 // (mode included), the up arrow to repeat a command, Tab to complete one,
@@ -128,7 +129,7 @@ func TestREPLTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := newTerminal(t, fmt.Sprintf(`cd %q
-%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required -t 1 --seed 1 -n 256 --max-iterations 1
+%s=1 XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q %q run -m %q --root . --tool-choice required --read-first=false -t 1 --seed 1 -n 256 --max-iterations 1
 echo "offgrid exited: $?"
 sleep 600
 `, root, asCLI, state, t.TempDir(), t.TempDir(), exe, model))
