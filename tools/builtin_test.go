@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,10 +261,15 @@ func TestWriteFileReadFirst(t *testing.T) {
 		{"read", "read_file", `{"path":"notes.txt"}`, TypeNone, []string{"1: Buy milk\n2: Call Bob"}, nil},
 		{"numbered copy", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"notes.txt already holds this text", "line numbers", "nothing was written"}, nil},
 		{"numbered copy, no final newline", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"already holds"}, nil},
+		{"numbered copy into another file", "write_file", `{"path":"backup.txt","content":"1: Buy milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"content is notes.txt as read_file showed it", "without them", "nothing was written"}, nil},
+		{"unnumbered copy", "write_file", `{"path":"copy.txt","content":"Buy milk\nCall Bob\n"}`, TypeNone, nil, nil},
 		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeNone, nil, nil},
 	})
 	if b, _ := os.ReadFile(path); string(b) != "1: Buy oat milk\n2: Call Bob\n" {
 		t.Errorf("notes.txt = %q after the numbered write", b)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "backup.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("backup.txt was written: %v", err)
 	}
 	// A new conversation (the REPL's /clear, /load) has not read it.
 	r.Forget()

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -426,9 +428,12 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 		if err := f.checkSeen(a.Path, rel, fi); err != nil {
 			return "", err
 		}
-		if f.numberedCopy(rel, fi, a.Content) {
+	}
+	if src, ok := f.numberedCopy(a.Content); ok {
+		if src == rel {
 			return "", Errorf(TypeValidationFailed, "%s already holds this text: content is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", a.Path)
 		}
+		return "", Errorf(TypeValidationFailed, "content is %s as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; write its text without them; nothing was written", display(src))
 	}
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -447,27 +452,37 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 	return fmt.Sprintf("%s %s (%d bytes)", verb, display(rel), len(a.Content)), nil
 }
 
-// numberedCopy reports whether content is the file rel (fi) as read_file
-// shows it: each line with its number and ": " in front. Small models
-// write that back when asked a question about the file, which would put
-// the numbers into the file.
-func (f *fileTools) numberedCopy(rel string, fi fs.FileInfo, content string) bool {
-	if !strings.HasPrefix(content, "1:") || fi.Size() > maxWholeFile {
-		return false
+// numberedCopy reports which file the model has seen content is, as
+// read_file shows it: each line with its number and ": " in front. Small
+// models write that back when asked a question about a file, or copy it
+// so into another, which would put the numbers into the file.
+func (f *fileTools) numberedCopy(content string) (rel string, ok bool) {
+	if !strings.HasPrefix(content, "1:") || len(content) > 2*maxWholeFile {
+		return "", false
 	}
 	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n"), "\n")
 	for i, l := range lines {
 		rest, ok := strings.CutPrefix(l, strconv.Itoa(i+1)+":")
 		if !ok {
-			return false
+			return "", false
 		}
 		lines[i] = strings.TrimPrefix(rest, " ")
 	}
-	data, err := f.sb.dir.ReadFile(rel)
-	if err != nil {
-		return false
+	text := strings.Join(lines, "\n")
+	f.mu.Lock()
+	seen := slices.Sorted(maps.Keys(f.seen))
+	f.mu.Unlock()
+	for _, rel := range seen {
+		fi, err := f.sb.dir.Lstat(rel)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxWholeFile {
+			continue
+		}
+		data, err := f.sb.dir.ReadFile(rel)
+		if err == nil && text == strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+			return rel, true
+		}
 	}
-	return strings.Join(lines, "\n") == strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	return "", false
 }
 
 // ---- line editing
