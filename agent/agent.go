@@ -488,9 +488,10 @@ func (a *Agent) runCalls(ctx context.Context, x *Executor, turn *Turn, repeats r
 
 // readFirst reads the files the request names for the model before its
 // first reply (Options.ReadFirst) and adds them to the request, the last
-// message of the history. It reports whether it ran any call.
+// message of the history; not when no tools are offered (ToolChoice
+// None). It reports whether it ran any call.
 func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, text string, on func(Event)) (Step, bool, error) {
-	if !a.opts.ReadFirst || a.opts.Mentions == nil {
+	if !a.opts.ReadFirst || a.opts.Mentions == nil || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
 	}
 	if _, ok := a.reg.Lookup(readFileTool); !ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -32,6 +33,7 @@ func TestAgentReadFirst(t *testing.T) {
 			[]string{"Reading the file notes.txt failed: "}, []string{"Buy milk"}, 1},
 		{"directory", "What is in ./docs?", permission.Config{AllowAll: true}, nil, []string{"holds:"}, 0},
 		{"missing", "What does missing.txt say?", permission.Config{AllowAll: true}, nil, []string{"holds:", "failed"}, 0},
+		{"no tools", "What does notes.txt say?", permission.Config{AllowAll: true}, nil, []string{"holds:", "Buy milk"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -44,6 +46,9 @@ func TestAgentReadFirst(t *testing.T) {
 			}
 			eng := &fakeEngine{t: t, replies: []string{"It says: Buy milk."}}
 			opts := Options{ReadFirst: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
+			if tc.name == "no tools" {
+				opts.ToolChoice = grammar.None
+			}
 			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, tc.cfg), nil, opts)
 			if err != nil {
 				t.Fatal(err)
