@@ -337,15 +337,19 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	retried := false     // RepeatAnother has made a reply again this turn
 	// offgrid's own reads have an executor of their own: they are not
 	// the model's rounds or calls, which the limits bound.
-	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &turn, repeats, text, on)
+	var named []tools.Mention // what the request names, for ReadFirst and LookFirst
+	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst) {
+		named = a.opts.Mentions(text)
+	}
+	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &turn, repeats, named, on)
 	if err != nil {
 		return turn, err
 	}
 	if step.Action == ActionStop {
 		return a.stop(&turn, step.Err, on)
 	}
-	look := !read && a.opts.LookFirst && a.opts.Mentions != nil && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
-		!a.opts.NoGrammar && len(a.opts.Mentions(text)) > 0
+	look := !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
+		!a.opts.NoGrammar && len(named) > 0
 	called := false // the model has made a call this turn
 	for {
 		choice := a.opts.ToolChoice
@@ -486,12 +490,12 @@ func (a *Agent) runCalls(ctx context.Context, x *Executor, turn *Turn, repeats r
 	return step, results, full, nil
 }
 
-// readFirst reads the files the request names for the model before its
+// readFirst reads the files the request names (named) for the model before its
 // first reply (Options.ReadFirst) and adds them to the request, the last
 // message of the history; not when no tools are offered (ToolChoice
 // None). It reports whether it ran any call.
-func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, text string, on func(Event)) (Step, bool, error) {
-	if !a.opts.ReadFirst || a.opts.Mentions == nil || a.opts.ToolChoice == grammar.None {
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, on func(Event)) (Step, bool, error) {
+	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
 	}
 	if _, ok := a.reg.Lookup(readFileTool); !ok {
@@ -499,7 +503,7 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	}
 	var calls []grammar.Call
 	var paths []string
-	for _, m := range a.opts.Mentions(text) {
+	for _, m := range named {
 		if m.Dir {
 			continue
 		}
