@@ -490,10 +490,10 @@ func (a *Agent) runCalls(ctx context.Context, x *Executor, turn *Turn, repeats r
 	return step, results, full, nil
 }
 
-// readFirst reads the files the request names (named) for the model before its
-// first reply (Options.ReadFirst) and adds them to the request, the last
-// message of the history; not when no tools are offered (ToolChoice
-// None). It reports whether it ran any call.
+// readFirst reads the files among named, what the request names, for
+// the model before its first reply (Options.ReadFirst) and adds them to
+// the request, the last message of the history; not when no tools are
+// offered (ToolChoice None). It reports whether it ran any call.
 func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
