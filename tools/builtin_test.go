@@ -263,6 +263,8 @@ func TestWriteFileReadFirst(t *testing.T) {
 		{"numbered copy, no final newline", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"already holds"}, nil},
 		{"numbered copy into another file", "write_file", `{"path":"backup.txt","content":"1: Buy milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"content is notes.txt as read_file showed it", "without them", "nothing was written"}, nil},
 		{"unnumbered copy", "write_file", `{"path":"copy.txt","content":"Buy milk\nCall Bob\n"}`, TypeNone, nil, nil},
+		{"numbered copy over its lines", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":2,"new_content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"new_content is ", "as read_file showed it", "without them"}, nil},
+		{"numbered copy inserted", "insert_lines", `{"path":"copy.txt","line_start":1,"new_content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"new_content is ", "as read_file showed it"}, nil},
 		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeNone, nil, nil},
 	})
 	if b, _ := os.ReadFile(path); string(b) != "1: Buy oat milk\n2: Call Bob\n" {

@@ -429,11 +429,8 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 			return "", err
 		}
 	}
-	if src, ok := f.numberedCopy(a.Content); ok {
-		if src == rel {
-			return "", Errorf(TypeValidationFailed, "%s already holds this text: content is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", a.Path)
-		}
-		return "", Errorf(TypeValidationFailed, "content is %s as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; write its text without them; nothing was written", display(src))
+	if err := f.refuseNumbered("content", a.Path, rel, a.Content); err != nil {
+		return "", err
 	}
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -450,6 +447,20 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 		verb = "Created"
 	}
 	return fmt.Sprintf("%s %s (%d bytes)", verb, display(rel), len(a.Content)), nil
+}
+
+// refuseNumbered refuses content, the argument field of a write to the
+// file rel (name as the model gave it; "" for a line edit), when it is a
+// file the model has read as read_file numbered it (see numberedCopy).
+func (f *fileTools) refuseNumbered(field, name, rel, content string) error {
+	src, ok := f.numberedCopy(content)
+	switch {
+	case !ok:
+		return nil
+	case src == rel:
+		return Errorf(TypeValidationFailed, "%s already holds this text: %s is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", name, field)
+	}
+	return Errorf(TypeValidationFailed, "%s is %s as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; write its text without them; nothing was written", field, display(src))
 }
 
 // numberedCopy reports which file the model has seen content is, as
@@ -655,6 +666,9 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	case a.LineEnd > n:
 		return "", Errorf(TypeValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
 	}
+	if err := f.refuseNumbered("new_content", "", "", a.NewContent); err != nil {
+		return "", err
+	}
 	repl := t.newLines(a.NewContent)
 	if err := t.splice(a.LineStart-1, a.LineEnd, repl); err != nil {
 		return "", err
@@ -677,6 +691,9 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	n := len(t.lines)
 	if a.LineStart > n+1 {
 		return "", Errorf(TypeValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
+	}
+	if err := f.refuseNumbered("new_content", "", "", a.NewContent); err != nil {
+		return "", err
 	}
 	repl := t.newLines(a.NewContent)
 	if len(repl) == 0 {
