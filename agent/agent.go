@@ -531,8 +531,9 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	req := &a.history[len(a.history)-1]
 	var b strings.Builder
 	b.WriteString(req.Content)
+	recs := turn.Calls[len(turn.Calls)-len(results):] // the records of these calls
 	for i, r := range results {
-		if turn.Calls[len(turn.Calls)-len(results)+i].OK() {
+		if recs[i].OK() {
 			fmt.Fprintf(&b, "\n\nThe file %s holds:\n%s", paths[i], r)
 		} else {
 			fmt.Fprintf(&b, "\n\nReading the file %s failed: %s", paths[i], r)
