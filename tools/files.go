@@ -484,8 +484,10 @@ func (f *fileTools) numberedCopy(content string) (rel string, ok bool) {
 	seen := slices.Sorted(maps.Keys(f.seen))
 	f.mu.Unlock()
 	for _, rel := range seen {
+		// A file shorter than the text cannot hold it (\r\n and a final
+		// newline only add bytes): most seen files are not read again.
 		fi, err := f.sb.dir.Lstat(rel)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxWholeFile {
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxWholeFile || fi.Size() < int64(len(text)) {
 			continue
 		}
 		data, err := f.sb.dir.ReadFile(rel)
