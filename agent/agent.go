@@ -106,6 +106,14 @@ type Options struct {
 	// otherwise calls tools for questions that need none; the 0.5B then
 	// answers some questions about files without reading them.
 	UnknownAsText bool
+	// ToolsByTopic offers a tool that has topics (tools.Tool.Topics) only
+	// once a request of the conversation is about one of them
+	// (tools.About; a file the request names counts as the file topic);
+	// tools without topics are always offered. A request about none is
+	// answered without tools. Shown the task list's tools, the 0.5B calls
+	// update_task to change a file; shown any tool, it calls one for
+	// "What is 12 times 12?".
+	ToolsByTopic bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -181,8 +189,10 @@ type Agent struct {
 	prompter permission.Prompter
 	opts     Options
 	defs     []grammar.Tool
-	defsGen  uint64        // the registry generation defs were taken from
-	examples []ToolExample // the offered tools' examples, with Options.ToolExamples
+	defsGen  uint64          // the registry generation defs were taken from
+	offered  []grammar.Tool  // the tools the turn offers: defs, or some with ToolsByTopic
+	topical  map[string]bool // with ToolsByTopic, the tools with topics offered so far
+	examples []ToolExample   // the offered tools' examples, with Options.ToolExamples
 	history  []Message
 	records  []ToolRecord
 	warned   map[string]bool
@@ -213,9 +223,7 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 		}
 	}
 	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, defsGen: gen, warned: map[string]bool{}}
-	if opts.ToolExamples {
-		a.examples = toolExamples(reg, defs)
-	}
+	a.offer("", false)
 	if opts.System != "" {
 		a.history = []Message{{Role: RoleSystem, Content: opts.System}}
 	}
@@ -341,6 +349,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst) {
 		named = a.opts.Mentions(text)
 	}
+	a.offer(text, len(named) > 0)
 	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &turn, repeats, named, on)
 	if err != nil {
 		return turn, err
@@ -349,7 +358,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		return a.stop(&turn, step.Err, on)
 	}
 	look := !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
-		!a.opts.NoGrammar && len(named) > 0
+		!a.opts.NoGrammar && len(named) > 0 && len(a.offered) > 0
 	called := false // the model has made a call this turn
 	for {
 		choice := a.opts.ToolChoice
@@ -395,7 +404,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			return turn, nil
 		}
 		if c, ok := repeats.again(comp.Calls); ok && (a.opts.OnRepeat == RepeatAnswer || a.opts.OnRepeat == RepeatAnother) && !textOnly {
-			if a.opts.OnRepeat == RepeatAnother && !retried && len(a.defs) > 1 && !a.opts.NoGrammar {
+			if a.opts.OnRepeat == RepeatAnother && !retried && len(a.offered) > 1 && !a.opts.NoGrammar {
 				// Once per turn: the same reply again, the repeated tool
 				// left out of its grammar.
 				retried = true
@@ -575,8 +584,37 @@ func (a *Agent) refreshTools(on func(Event)) {
 		return
 	}
 	a.defs, a.defsGen = defs, gen
+	a.offer("", false)
+}
+
+// offer sets the tools the next replies are offered (see
+// Options.ToolsByTopic), taking request, which names a file if names
+// is set, as a request of the conversation.
+func (a *Agent) offer(request string, names bool) {
+	a.offered = a.defs
+	if a.opts.ToolsByTopic {
+		if a.topical == nil {
+			a.topical = map[string]bool{}
+		}
+		hidden := map[string]bool{}
+		for _, t := range a.reg.Tools() {
+			if len(t.Topics) == 0 || a.topical[t.Name] {
+				continue
+			}
+			if tools.About(request, t.Topics) || names && slices.Contains(t.Topics, tools.FileTopic) {
+				a.topical[t.Name] = true
+			} else {
+				hidden[t.Name] = true
+			}
+		}
+		offered := slices.DeleteFunc(slices.Clone(a.defs), func(d grammar.Tool) bool { return hidden[d.Name] })
+		if len(offered) > 0 || a.opts.ToolChoice != grammar.Required {
+			a.offered = offered
+		}
+	}
+	a.examples = nil
 	if a.opts.ToolExamples {
-		a.examples = toolExamples(a.reg, defs)
+		a.examples = toolExamples(a.reg, a.offered)
 	}
 }
 

@@ -69,7 +69,7 @@ var ErrNoRoom = fmt.Errorf("%w even after compaction", inference.ErrContextFull)
 // request is the next completion request of the loop.
 func (a *Agent) request(choice grammar.ToolChoice, textOnly bool) CompletionRequest {
 	return CompletionRequest{
-		Messages: a.history, Tools: a.defs, Format: a.opts.Format, ToolChoice: choice,
+		Messages: a.history, Tools: a.offered, Format: a.opts.Format, ToolChoice: choice,
 		Parallel: a.opts.Parallel, NoGrammar: a.opts.NoGrammar, MaxTokens: a.opts.MaxTokens,
 		ResultsAsUser: a.opts.ResultsAsUser, CompactTools: a.opts.CompactTools, TextOnly: textOnly,
 		Examples: a.examples, AnyOpening: choice == grammar.Required, UnknownAsText: a.opts.UnknownAsText,

@@ -18,6 +18,8 @@ func (a *Agent) Reset() {
 	}
 	a.records = nil
 	a.reg.Forget()
+	a.topical = nil
+	a.offer("", false)
 }
 
 // SetHistory replaces the conversation, e.g. with one saved earlier or
@@ -45,6 +47,23 @@ func (a *Agent) SetHistory(msgs []Message) error {
 	}
 	a.history = append([]Message(nil), msgs...)
 	a.records = nil
+	// The tools the conversation called or asked about stay offered.
+	a.topical = nil
+	var asked []string
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser:
+			asked = append(asked, m.Content)
+		case RoleAssistant:
+			for _, c := range m.ToolCalls {
+				if a.topical == nil {
+					a.topical = map[string]bool{}
+				}
+				a.topical[c.Name] = true
+			}
+		}
+	}
+	a.offer(strings.Join(asked, "\n"), false)
 	return nil
 }
 

@@ -51,6 +51,9 @@ type AgentDefaults struct {
 	// UnknownAsText continues a call of a tool unlike every offered one
 	// as text (agent.Options.UnknownAsText).
 	UnknownAsText bool
+	// ToolsByTopic offers tools that have topics only to requests about
+	// them (agent.Options.ToolsByTopic).
+	ToolsByTopic bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

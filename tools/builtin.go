@@ -130,7 +130,34 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 			t.Examples = ex
 		}
 	}
+	for name, topics := range builtinTopics() {
+		if t, ok := r.Lookup(name); ok {
+			t.Topics = topics
+		}
+	}
 	return r, nil
+}
+
+// builtinTopics returns the built-in tools' topics (see [Tool.Topics]):
+// the words of requests about files, the clock, the task list and
+// commands. They are everyday words, not those of the agent suite.
+func builtinTopics() map[string][]string {
+	files := []string{FileTopic, "files", "folder", "folders", "directory", "directories", "dir", "subfolder", "subfolders",
+		"line", "lines", "path", "paths", "contents", "content", "text", "readme", "code", "source", "project", "repo", "repository",
+		"here", "read", "write", "create", "save", "open", "show", "print", "list", "ls", "cat", "find", "search", "grep",
+		"edit", "change", "replace", "insert", "append", "delete", "remove", "copy", "rename", "move", "fix", "cwd", "pwd"}
+	clock := []string{"time", "date", "clock", "today", "tomorrow", "yesterday", "year", "month", "week", "day",
+		"hour", "minute", "weekday", "timezone", "time zone"}
+	tasks := []string{"task", "tasks", "todo", "todos", "to do list", "reminder", "reminders", "remind"}
+	commands := []string{"run", "command", "commands", "shell", "bash", "terminal", "execute", "script", "build", "compile",
+		"test", "tests", "install", "make", "git", "process", "program"}
+	return map[string][]string{
+		"ls": files, "read_file": files, "write_file": files, "replace_lines": files, "insert_lines": files,
+		"grep_search": files, "get_working_directory": files,
+		"get_current_time": clock,
+		"add_task":         tasks, "list_tasks": tasks, "update_task": tasks,
+		"bash": commands,
+	}
 }
 
 // builtinExamples returns the built-in tools' examples. Their files and

@@ -29,21 +29,21 @@ var agentModes = map[string]func(*agent.Options){
 
 // agentBenchFlags are the flags of bench --agent.
 type agentBenchFlags struct {
-	suite                 string
-	modes, results, roles []string
-	toolPrompts           []string
-	remind                bool
-	system                string
-	afterChange           []string
-	examples              []string
-	parallel              []string
-	lookFirst, readFirst  bool
-	unknownAsText         bool
-	onRepeat, answers     []string
-	tasks                 []string
-	ctxSize               int
-	mcp                   []string // --mcp: servers attached to every task
-	noPromptCache         bool
+	suite                  string
+	modes, results, roles  []string
+	toolPrompts            []string
+	remind                 bool
+	system                 string
+	afterChange            []string
+	examples               []string
+	parallel               []string
+	lookFirst, readFirst   bool
+	unknownAsText, byTopic bool
+	onRepeat, answers      []string
+	tasks                  []string
+	ctxSize                int
+	mcp                    []string // --mcp: servers attached to every task
+	noPromptCache          bool
 	// set names the flags given on the command line; the others take the
 	// model's catalog setting where it has one (see withCatalog).
 	set map[string]bool
@@ -66,7 +66,7 @@ func (f agentBenchFlags) given(flag string) bool {
 
 // settingFlags are the flags of bench --agent that a catalog model's
 // settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "temp"}
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -179,13 +179,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
-	remind, lookFirst, readFirst, unknownAsText                bool
+	remind, lookFirst, readFirst, unknownAsText, byTopic       bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -225,6 +225,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.LookFirst = c.lookFirst
 	o.ReadFirst = c.readFirst
 	o.UnknownAsText = c.unknownAsText
+	o.ToolsByTopic = c.byTopic
 }
 
 // labels name the loop policy o follows (the mode and what was added to
@@ -263,6 +264,9 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	}
 	if o.UnknownAsText && !o.NoGrammar {
 		l += "+unknown as text"
+	}
+	if o.ToolsByTopic {
+		l += "+tools by topic"
 	}
 	results = string(o.Results)
 	if results == "" {

@@ -10,8 +10,9 @@ import (
 // settings the user did not give. given reports whether one was given,
 // by the name of its `offgrid run` flag (tool-choice, results,
 // on-repeat, answer, remind, answer-after-change, tool-examples,
-// look-first, read-first, unknown-as-text, temp). `offgrid run` and `bench --agent` both use it, so
-// that a benchmark measures a model as run drives it.
+// look-first, read-first, unknown-as-text, tools-by-topic, temp).
+// `offgrid run` and `bench --agent` both use it, so that a benchmark
+// measures a model as run drives it.
 func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool) agent.Options {
 	if !given("tool-choice") && d.ToolChoice != "" {
 		o.ToolChoice = grammar.ToolChoice(d.ToolChoice)
@@ -42,6 +43,9 @@ func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string
 	}
 	if !given("unknown-as-text") {
 		o.UnknownAsText = d.UnknownAsText
+	}
+	if !given("tools-by-topic") {
+		o.ToolsByTopic = d.ToolsByTopic
 	}
 	if !given("temp") && d.Temperature != nil {
 		o.Sampling.Temperature = *d.Temperature

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// offeredIn returns which of names the prompt defines as tools.
+func offeredIn(prompt string, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if strings.Contains(prompt, `"name": "`+n+`"`) || strings.Contains(prompt, `"name":"`+n+`"`) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestAgentToolsByTopic(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An MCP-like tool without topics is always offered.
+	if err := tools.Register(reg, "lookup_word", "Look a word up.", tools.Safe,
+		func(context.Context, struct{ Word string }) (string, error) { return "ok", nil }); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"ls", "read_file", "replace_lines", "get_current_time", "add_task", "update_task", "bash", "lookup_word"}
+	eng := &fakeEngine{t: t, replies: []string{"144", "2026", "Done.", "2026", "Done."}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		request string
+		want    string
+	}{
+		{"What is 12 times 12?", "lookup_word"},
+		{"What year is it?", "get_current_time,lookup_word"},
+		// The clock stays offered; quoted text asks for nothing.
+		{"In notes.txt, change 'add a task' to 'Buy oat milk'.", "ls,read_file,replace_lines,get_current_time,lookup_word"},
+		{"reset", ""},
+		{"Add a task: ship it.", "add_task,update_task,lookup_word"},
+	} {
+		if tc.request == "reset" {
+			a.Reset()
+			continue
+		}
+		if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
+			t.Fatal(err)
+		}
+		prompt := eng.prompts[len(eng.prompts)-1]
+		if got := strings.Join(offeredIn(prompt, names...), ","); got != tc.want {
+			t.Errorf("turn %d %q: offered %s, want %s", i, tc.request, got, tc.want)
+		}
+	}
+
+	// A loaded conversation keeps the tools it called.
+	b, err := New(NewCompleter(&fakeEngine{t: t, replies: []string{"Done."}}, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.SetHistory([]Message{
+		{Role: RoleUser, Content: "Remember: ship it."},
+		{Role: RoleAssistant, ToolCalls: []grammar.Call{{ID: "c1", Name: "add_task", Arguments: []byte(`{"task": "ship it"}`)}}},
+		{Role: RoleTool, ToolCallID: "c1", Content: "task_1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(b.offered); got != "add_task,lookup_word" {
+		t.Errorf("after SetHistory: offered %s, want add_task,lookup_word", got)
+	}
+
+	// With tool choice required, a request about no tool's topics offers
+	// every tool.
+	only, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(NewCompleter(&fakeEngine{t: t, replies: []string{hermes(grammar.Call{Name: "get_current_time", Arguments: []byte(`{}`)}), "x"}}, hermesInfo),
+		only, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true, ToolChoice: grammar.Required, Limits: Limits{MaxIterations: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send(context.Background(), "What is 12 times 12?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.offered) != len(c.defs) {
+		t.Errorf("required: offered %s, want every tool", toolNames(c.offered))
+	}
+}
+
+func toolNames(ts []grammar.Tool) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, t.Name)
+	}
+	return strings.Join(s, ",")
+}
