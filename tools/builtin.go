@@ -148,7 +148,7 @@ func builtinTopics() map[string][]string {
 		"edit", "change", "replace", "insert", "append", "delete", "remove", "copy", "rename", "move", "fix", "cwd", "pwd"}
 	clock := []string{"time", "date", "clock", "today", "tomorrow", "yesterday", "year", "month", "week", "day",
 		"hour", "minute", "weekday", "timezone", "time zone"}
-	tasks := []string{"task", "tasks", "todo", "todos", "to do list", "reminder", "reminders", "remind"}
+	tasks := []string{"task", "tasks", "to do list", "reminder", "reminders", "remind"}
 	commands := []string{"run", "command", "commands", "shell", "bash", "terminal", "execute", "script", "build", "compile",
 		"test", "tests", "install", "make", "git", "process", "program"}
 	return map[string][]string{
