@@ -265,10 +265,15 @@ func TestWriteFileReadFirst(t *testing.T) {
 		{"unnumbered copy", "write_file", `{"path":"copy.txt","content":"Buy milk\nCall Bob\n"}`, TypeNone, nil, nil},
 		{"numbered copy over its lines", "replace_lines", `{"path":"notes.txt","line_start":1,"line_end":2,"new_content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"new_content is ", "as read_file showed it", "without them"}, nil},
 		{"numbered copy inserted", "insert_lines", `{"path":"copy.txt","line_start":1,"new_content":"1: Buy milk\n2: Call Bob"}`, TypeValidationFailed, []string{"new_content is ", "as read_file showed it"}, nil},
-		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeNone, nil, nil},
+		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"content starts its lines with line numbers", "(1: …)", "nothing was written"}, nil},
+		{"numbered, a line added", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob\nShip it\n"}`, TypeValidationFailed, []string{"line numbers"}, nil},
+		{"numbering continued", "write_file", `{"path":"notes.txt","content":"3: Ship it\n"}`, TypeValidationFailed, []string{"(3: …)"}, nil},
+		{"numbered where it goes", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"3: Ship it"}`, TypeValidationFailed, []string{"new_content starts its lines"}, nil},
+		{"numbered elsewhere", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"1: Ship it"}`, TypeNone, nil, nil},
+		{"a numbered list of its own", "write_file", `{"path":"steps.txt","content":"1: install\n2: run\n"}`, TypeNone, nil, nil},
 	})
-	if b, _ := os.ReadFile(path); string(b) != "1: Buy oat milk\n2: Call Bob\n" {
-		t.Errorf("notes.txt = %q after the numbered write", b)
+	if b, _ := os.ReadFile(path); string(b) != "Buy milk\nCall Bob\n1: Ship it\n" {
+		t.Errorf("notes.txt = %q after the numbered writes", b)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "backup.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("backup.txt was written: %v", err)

@@ -429,7 +429,7 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 			return "", err
 		}
 	}
-	if err := f.refuseNumbered("content", a.Path, rel, a.Content); err != nil {
+	if err := f.refuseNumbered("content", a.Path, rel, 0, a.Content); err != nil {
 		return "", err
 	}
 	if err := f.sb.dir.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
@@ -450,36 +450,107 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 }
 
 // refuseNumbered refuses content, the argument field of a write to the
-// file rel (name as the model gave it; "" for a line edit), when it is a
-// file the model has read as read_file numbered it (see numberedCopy).
-func (f *fileTools) refuseNumbered(field, name, rel, content string) error {
-	src, ok := f.numberedCopy(content)
-	switch {
-	case !ok:
+// file rel (name as the model gave it; "" for an edit inside a file),
+// when its lines carry the numbers read_file adds ("1: …"): when it is a
+// file the model has read as read_file shows it (see numberedCopy), when
+// a numbered line is the line of that number of a file the model has
+// read, or when the numbers are those the lines will have: starting at
+// at, the line a line edit puts them on, or for a whole file (at 0) one
+// past the end of rel as it was read. Small models copy the numbers into
+// what they write, which would put them into the file; numbered text
+// the model has not read, as a new list, is written.
+func (f *fileTools) refuseNumbered(field, name, rel string, at int, content string) error {
+	start, texts, all := numberedLines(content)
+	if len(texts) == 0 {
 		return nil
-	case src == rel:
-		return Errorf(TypeValidationFailed, "%s already holds this text: %s is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", name, field)
 	}
-	return Errorf(TypeValidationFailed, "%s is %s as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; write its text without them; nothing was written", field, display(src))
+	if all && start == 1 {
+		if src, ok := f.numberedCopy(strings.Join(texts, "\n")); ok {
+			if src == rel {
+				return Errorf(TypeValidationFailed, "%s already holds this text: %s is the file as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; nothing was written", name, field)
+			}
+			return Errorf(TypeValidationFailed, "%s is %s as read_file showed it, with the line numbers read_file adds (1: …), which are not part of the file; write its text without them; nothing was written", field, display(src))
+		}
+	}
+	if !f.numberedLike(rel, at, start, texts) {
+		return nil
+	}
+	return Errorf(TypeValidationFailed, "%s starts its lines with line numbers as read_file shows them (%d: …), which are not part of the file; write the text without them; nothing was written", field, start)
 }
 
-// numberedCopy reports which file the model has seen content is, as
-// read_file shows it: each line with its number and ": " in front. Small
-// models write that back when asked a question about a file, or copy it
-// so into another, which would put the numbers into the file.
-func (f *fileTools) numberedCopy(content string) (rel string, ok bool) {
-	if !strings.HasPrefix(content, "1:") || len(content) > 2*maxWholeFile {
-		return "", false
-	}
+// numberedLines returns the leading lines of content that start with
+// consecutive numbers and ": " ("4: dan,52"), without them, the number
+// of the first, and whether they are all its lines.
+func numberedLines(content string) (start int, texts []string, all bool) {
 	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n"), "\n")
 	for i, l := range lines {
-		rest, ok := strings.CutPrefix(l, strconv.Itoa(i+1)+":")
-		if !ok {
-			return "", false
+		num, rest, ok := strings.Cut(l, ":")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n < 1 || len(num) > 7 || num[0] == '+' || num[0] == '-' || i > 0 && n != start+i {
+			break
 		}
-		lines[i] = strings.TrimPrefix(rest, " ")
+		if i == 0 {
+			start = n
+		}
+		texts = append(texts, strings.TrimPrefix(rest, " "))
 	}
-	text := strings.Join(lines, "\n")
+	return start, texts, len(texts) == len(lines)
+}
+
+// numberedLike reports whether numbered lines texts, the first numbered
+// start, are numbered as read_file would: a line is the line of that
+// number of a file the model has seen, or the numbering starts where the
+// text goes (at; for a whole file, one past the end of rel).
+func (f *fileTools) numberedLike(rel string, at, start int, texts []string) bool {
+	if at > 0 && start == at {
+		return true
+	}
+	f.mu.Lock()
+	seen := slices.Sorted(maps.Keys(f.seen))
+	f.mu.Unlock()
+	for _, r := range seen {
+		lines, ok := f.seenLines(r)
+		if !ok {
+			continue
+		}
+		if r == rel && at == 0 && start == len(lines)+1 {
+			return true
+		}
+		for i, t := range texts {
+			if k := start + i - 1; k < len(lines) && strings.TrimSpace(t) != "" && t == lines[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seenLines returns the lines of rel, a file the model has seen, without
+// their endings; not for a file too large to edit.
+func (f *fileTools) seenLines(rel string) ([]string, bool) {
+	fi, err := f.sb.dir.Lstat(rel)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxWholeFile {
+		return nil, false
+	}
+	data, err := f.sb.dir.ReadFile(rel)
+	if err != nil {
+		return nil, false
+	}
+	s := strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	if s == "" {
+		return nil, true
+	}
+	return strings.Split(s, "\n"), true
+}
+
+// numberedCopy reports which file the model has seen is text, the lines
+// of content with read_file's numbers taken off. Small models write a
+// file back as read_file showed it when asked a question about it, or
+// copy it so into another.
+func (f *fileTools) numberedCopy(text string) (rel string, ok bool) {
+	if len(text) > 2*maxWholeFile {
+		return "", false
+	}
 	f.mu.Lock()
 	seen := slices.Sorted(maps.Keys(f.seen))
 	f.mu.Unlock()
@@ -668,7 +739,7 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	case a.LineEnd > n:
 		return "", Errorf(TypeValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
 	}
-	if err := f.refuseNumbered("new_content", "", "", a.NewContent); err != nil {
+	if err := f.refuseNumbered("new_content", "", "", a.LineStart, a.NewContent); err != nil {
 		return "", err
 	}
 	repl := t.newLines(a.NewContent)
@@ -694,7 +765,7 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	if a.LineStart > n+1 {
 		return "", Errorf(TypeValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
 	}
-	if err := f.refuseNumbered("new_content", "", "", a.NewContent); err != nil {
+	if err := f.refuseNumbered("new_content", "", "", a.LineStart, a.NewContent); err != nil {
 		return "", err
 	}
 	repl := t.newLines(a.NewContent)
