@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -241,5 +243,52 @@ func TestDefaultModelUsage(t *testing.T) {
 	}
 	if after.Fixed != u.Fixed || after.History < 7 || after.History > 20 {
 		t.Fatalf("usage after one short message %+v (before %+v)", after, u)
+	}
+}
+
+// TestDefaultModelToolsByTopic: with ToolsByTopic, the default model
+// answers a question about no tool's topics without calling one, and
+// asked about the clock calls the clock. Shown every tool, it called ls
+// for both (bench --agent: notool-math, time-year).
+func TestDefaultModelToolsByTopic(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, _, dir := builtinIn(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
+		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true,
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "What is 12 times 12?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func() (s []string) {
+		for _, r := range turn.Calls {
+			s = append(s, fmt.Sprintf("%s %s", r.Name, r.Arguments))
+		}
+		return s
+	}
+	// Shown every tool, it called ls, read notes.txt and replaced its
+	// lines with one.
+	if len(turn.Calls) != 0 || !strings.Contains(turn.Content, "144") {
+		t.Fatalf("calls %q, answer %q; want 144 without a call", names(), turn.Content)
+	}
+	a.Reset()
+	turn, err = a.Send(t.Context(), "What year is it? Check the clock.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turn.Calls) == 0 || turn.Calls[0].Name != "get_current_time" {
+		t.Fatalf("calls %q, want get_current_time first", names())
+	}
+	if year := strconv.Itoa(time.Now().Year()); !strings.Contains(turn.Content, year) {
+		t.Errorf("answer %q lacks the year %s", turn.Content, year)
 	}
 }
