@@ -82,7 +82,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true, Temperature: greedy()},
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",
@@ -97,7 +97,7 @@ func Catalog() []Model {
 				Size:     1117320768,
 			},
 			// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, ReadFirst: true, UnknownAsText: true, Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Temperature: greedy()},
 		},
 		{
 			Name:    "gemma3-270m",
