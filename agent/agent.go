@@ -114,6 +114,18 @@ type Options struct {
 	// update_task to change a file; shown any tool, it calls one for
 	// "What is 12 times 12?".
 	ToolsByTopic bool
+	// Rewrite: when a request asks to change the one file it names and
+	// ReadFirst has read (a change word such as "change", "add" or
+	// "replace"; a text file of at most 200 lines and 8 KiB), the model
+	// first writes the file's whole new content, in a prompt of its own
+	// without tools, and offgrid makes the lines that differ a
+	// replace_lines or insert_lines call of the model's, which runs like
+	// any other (permission, preview, undo). Small models shown the file
+	// and the tools read it again instead of editing, or edit the wrong
+	// lines; asked for the file, the 0.5B writes it right. A rewrite that
+	// leaves the file as it is, or drops most of its lines unasked, is
+	// not used, and the model goes on as without Rewrite.
+	Rewrite bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -359,6 +371,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	}
 	look := !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
 		!a.opts.NoGrammar && len(named) > 0 && len(a.offered) > 0
+	var pending []grammar.Call // the first reply's calls, from Rewrite
+	if read {
+		if pending, err = a.rewrite(ctx, &turn, text, on); err != nil {
+			return a.failed(ctx, &turn, Completion{}, err, on)
+		}
+	}
 	called := false // the model has made a call this turn
 	for {
 		choice := a.opts.ToolChoice
@@ -370,9 +388,11 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		req := a.request(choice, textOnly)
 		req.Exclude, exclude = exclude, nil
-		err := a.makeRoom(&req, 0, on)
 		var comp Completion
-		if err == nil {
+		var err error
+		if len(pending) > 0 {
+			comp, pending = Completion{Calls: pending}, nil
+		} else if err = a.makeRoom(&req, 0, on); err == nil {
 			comp, err = a.complete(ctx, &turn, on, req)
 		}
 		if err != nil {

@@ -292,3 +292,43 @@ func TestDefaultModelToolsByTopic(t *testing.T) {
 		t.Errorf("answer %q lacks the year %s", turn.Content, year)
 	}
 }
+
+// TestDefaultModelRewrite: with Rewrite, the default model asked to
+// change a line of a file it did not number writes the file whole and
+// offgrid edits that one line. Without it, the 0.5B read the file again
+// and answered with the changed text, the file unchanged (bench --agent:
+// replace-milk).
+func TestDefaultModelRewrite(t *testing.T) {
+	m, c := loadDefault(t)
+	reg, _, dir := builtinIn(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
+		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true,
+		ToolsByTopic: true, Rewrite: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "In notes.txt, change the line 'Buy milk' to 'Buy oat milk'.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, r := range turn.Calls {
+		calls = append(calls, fmt.Sprintf("%s %s: %s", r.Name, r.Arguments, r.Summary()))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Buy oat milk\nCall Bob at 5pm\nThe launch code is 7421.\n"; string(b) != want {
+		t.Fatalf("notes.txt holds %q, want %q; calls:\n%s", b, want, strings.Join(calls, "\n"))
+	}
+	if len(turn.Calls) != 2 || turn.Calls[1].Name != "replace_lines" || !strings.Contains(string(turn.Calls[1].Arguments), `"line_start":1,"line_end":1`) {
+		t.Errorf("want offgrid's read, then replace_lines of line 1; calls:\n%s", strings.Join(calls, "\n"))
+	}
+}

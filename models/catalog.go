@@ -54,6 +54,9 @@ type AgentDefaults struct {
 	// ToolsByTopic offers tools that have topics only to requests about
 	// them (agent.Options.ToolsByTopic).
 	ToolsByTopic bool
+	// Rewrite has the model write a file it is to change whole
+	// (agent.Options.Rewrite).
+	Rewrite bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

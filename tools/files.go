@@ -783,3 +783,23 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	return fmt.Sprintf("Inserted %s %s of %s; the file now has %d lines.\n%s",
 		plural(len(repl), "line"), where, display(t.rel), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
 }
+
+// Unnumbered returns the text of a whole file as read_file shows it (each
+// line as "N: text", numbered from 1) as its lines without the numbers.
+// It reports false for anything else: a part of a file, a curated read, a
+// cut line, an empty file or an error.
+func Unnumbered(result string) ([]string, bool) {
+	if !strings.HasSuffix(result, "\n") {
+		return nil, false
+	}
+	start, texts, all := numberedLines(result)
+	if start != 1 || !all {
+		return nil, false
+	}
+	for _, t := range texts {
+		if strings.Contains(t, " [line cut at ") {
+			return nil, false
+		}
+	}
+	return texts, true
+}

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+func TestLineEdit(t *testing.T) {
+	for _, tc := range []struct {
+		old, updated string
+		want         string // the call, "" for none
+	}{
+		{"a\nb\nc", "a\nB\nc", `replace_lines {"path":"f","line_start":2,"line_end":2,"new_content":"B"}`},
+		{"a\nb\nc", "a\nb\nc\nd", `insert_lines {"path":"f","line_start":4,"new_content":"d"}`},
+		{"a\nb\nc", "top\na\nb\nc", `insert_lines {"path":"f","line_start":1,"new_content":"top"}`},
+		{"a\nb\nc", "a\nc", `replace_lines {"path":"f","line_start":2,"line_end":2,"new_content":""}`},
+		{"a\nb\nc", "x\ny", `replace_lines {"path":"f","line_start":1,"line_end":3,"new_content":"x\ny"}`},
+		{"a\na\na", "a\na\na\na", `insert_lines {"path":"f","line_start":4,"new_content":"a"}`},
+		{"a\nb", "a\nb", ""},
+	} {
+		call, ok := lineEdit("f", strings.Split(tc.old, "\n"), strings.Split(tc.updated, "\n"))
+		got := ""
+		if ok {
+			got = call.Name + " " + string(call.Arguments)
+		}
+		if got != tc.want {
+			t.Errorf("%q → %q: %s, want %s", tc.old, tc.updated, got, tc.want)
+		}
+	}
+}
+
+func TestFencedLines(t *testing.T) {
+	for _, tc := range []struct {
+		reply string
+		want  string
+		ok    bool
+	}{
+		{"```\na\nb\n```", "a|b", true},
+		{"Here it is:\n```json\n{}\n```\nDone.", "{}", true},
+		{"````\n```\nx\n```\n````", "```|x|```", true},
+		{"```\nnot closed", "", false},
+		{"no block", "", false},
+	} {
+		lines, ok := fencedLines(tc.reply)
+		if got := strings.Join(lines, "|"); ok != tc.ok || got != tc.want {
+			t.Errorf("%q: %q %v, want %q %v", tc.reply, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestAgentRewrite(t *testing.T) {
+	const notes = "Buy milk\nCall Bob\nShip it\n"
+	for _, tc := range []struct {
+		name, request string
+		replies       []string
+		want          string // notes.txt afterwards
+		prompts       int    // completions made
+		rewrite       bool   // the first prompt is the rewrite
+	}{
+		{"changed", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"```\n1: Buy oat milk\n2: Call Bob\n3: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true},
+		{"changed, no numbers", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"```\nBuy oat milk\nCall Bob\nShip it\n\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true},
+		{"numbered in part", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"```\n1: Buy oat milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true},
+		{"appended", "Add the line 'Rest' at the end of notes.txt.",
+			[]string{"```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 2, true},
+		{"unchanged", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true},
+		{"lines dropped unasked", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"```\nBuy oat milk\n```", "I could not."}, notes, 2, true},
+		{"no block", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true},
+		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "notes.txt")
+			os.WriteFile(path, []byte(notes), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: tc.replies}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate,
+				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tc.want {
+				t.Errorf("notes.txt = %q, want %q", b, tc.want)
+			}
+			if len(eng.prompts) != tc.prompts {
+				t.Fatalf("%d completions, want %d", len(eng.prompts), tc.prompts)
+			}
+			if got := strings.Contains(eng.prompts[0], "Reply with the whole new content of notes.txt"); got != tc.rewrite {
+				t.Errorf("first prompt a rewrite: %v, want %v:\n%s", got, tc.rewrite, eng.prompts[0])
+			}
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnnumbered: the lines of a whole file come back from read_file's
+// result; a part of a file, an empty one or a cut line do not.
+func TestUnnumbered(t *testing.T) {
+	root := t.TempDir()
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(content string, offset int) string {
+		os.WriteFile(filepath.Join(root, "f.txt"), []byte(content), 0o644)
+		a := map[string]any{"path": "f.txt"}
+		if offset > 0 {
+			a["offset"] = offset
+		}
+		args, _ := json.Marshal(a)
+		res := r.Execute(context.Background(), "read_file", args)
+		if !res.Success {
+			t.Fatal(res.Compact())
+		}
+		return *res.Data
+	}
+	for _, tc := range []struct {
+		name, content string
+		offset        int
+		want          string
+		ok            bool
+	}{
+		{"lines", "a\nb\n", 0, "a|b", true},
+		{"no final newline", "a\nb", 0, "a|b", true},
+		{"blank line", "a\n\n1: c\n", 0, "a||1: c", true},
+		{"crlf", "a\r\nb\r\n", 0, "a|b", true},
+		{"from an offset", "a\nb\n", 2, "", false},
+		{"empty", "", 0, "", false},
+		{"a line too long to show", strings.Repeat("x", maxLine+10) + "\n", 0, "", false},
+	} {
+		lines, ok := Unnumbered(read(tc.content, tc.offset))
+		if got := strings.Join(lines, "|"); ok != tc.ok || got != tc.want {
+			t.Errorf("%s: %.40q %v, want %q %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
