@@ -126,6 +126,13 @@ type Options struct {
 	// leaves the file as it is, or drops most of its lines unasked, is
 	// not used, and the model goes on as without Rewrite.
 	Rewrite bool
+	// ReadAnswer: when ReadFirst has read every file a request names
+	// and the request asks for no change, no new file and no other tool
+	// (no change or create word, no other tool's topic), the model
+	// answers from the reads in a prompt without tools (as
+	// AnswerSeparate). The 0.5B, shown the file and the tools, answers
+	// questions about a CSV file with Python code that would read it.
+	ReadAnswer bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -373,8 +380,11 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		!a.opts.NoGrammar && len(named) > 0 && len(a.offered) > 0
 	var pending []grammar.Call // the first reply's calls, from Rewrite
 	if read {
-		if pending, err = a.rewrite(ctx, &turn, text, on); err != nil {
+		if pending, err = a.rewrite(ctx, &turn, text, named, on); err != nil {
 			return a.failed(ctx, &turn, Completion{}, err, on)
+		}
+		if len(pending) == 0 && a.opts.ReadAnswer && a.onlyReads(text, turn.Calls) {
+			return a.answerSeparately(ctx, a.budget.turn, &turn, on)
 		}
 	}
 	called := false // the model has made a call this turn

@@ -13,11 +13,13 @@ import (
 )
 
 // changeWords are the words of a request to change a file (see
-// Options.Rewrite); removeWords those of one that may take lines out.
+// Options.Rewrite), removeWords those of one that may take lines out,
+// createWords those of one to make a new file.
 var (
 	changeWords = []string{"change", "replace", "edit", "update", "modify", "set", "fix", "correct", "add", "insert",
 		"append", "prepend", "remove", "delete", "rename", "mark", "put"}
 	removeWords = []string{"remove", "delete", "drop", "clear", "empty", "replace", "rewrite"}
+	createWords = []string{"copy", "write", "create", "save", "put", "store", "duplicate"}
 )
 
 // numberedLine is a line as read_file numbers it.
@@ -29,16 +31,18 @@ const (
 	maxRewriteBytes = 8 << 10
 )
 
-// rewrite has the model write the whole new content of the one file the
-// request names and offgrid has read (Options.Rewrite), in a prompt of
-// its own, and returns the line edit that makes the file so: a
-// replace_lines or insert_lines call of the lines that differ. It
-// returns no call when the request is not about a change, the file does
-// not qualify, the edit tools are not offered, or the model's content is
-// the file unchanged, unreadable or, for a request that takes nothing
-// out, shorter by more than half.
-func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, on func(Event)) ([]grammar.Call, error) {
-	if !a.opts.Rewrite || !tools.About(request, changeWords) || !a.offers("replace_lines") || !a.offers("insert_lines") {
+// rewrite has the model write a whole file (Options.Rewrite), in a
+// prompt of its own, from the one file the request names and offgrid has
+// read: that file's new content, for a request to change it, or the
+// content of a new file the request names, for one to copy or write it
+// ("Copy notes.txt into backup.txt"). It returns the call that makes the
+// file so: for a change, a replace_lines or insert_lines call of the
+// lines that differ; for a new file, write_file. It returns no call when
+// the request is neither, the file does not qualify, the tools are not
+// offered, or the model's content is unreadable, the file unchanged or,
+// for a change that takes nothing out, shorter by more than half.
+func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) ([]grammar.Call, error) {
+	if !a.opts.Rewrite {
 		return nil, nil
 	}
 	var rec *ToolRecord
@@ -52,7 +56,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, on func
 		}
 		rec = r
 	}
-	if rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > 2*maxRewriteBytes {
+	if rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes {
 		return nil, nil
 	}
 	var args struct{ Path string }
@@ -63,13 +67,28 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, on func
 	if !ok || len(old) > maxRewriteLines {
 		return nil, nil
 	}
-	numbered := *rec.Result.Data // as read_file shows it: "1: text"
-	if len(numbered) > maxRewriteBytes {
+	target := args.Path // the file the model writes
+	var fresh []string  // names of files the request names that do not exist
+	for _, n := range tools.FileNames(request) {
+		if !slices.ContainsFunc(named, func(m tools.Mention) bool { return m.Path == n }) {
+			fresh = append(fresh, n)
+		}
+	}
+	switch {
+	case len(fresh) == 1 && tools.About(request, createWords) && a.offers("write_file"):
+		target = fresh[0]
+	case len(fresh) == 0 && tools.About(request, changeWords) && a.offers("replace_lines") && a.offers("insert_lines"):
+	default:
 		return nil, nil
 	}
+	numbered := *rec.Result.Data // as read_file shows it: "1: text"
 	fence := codeFence(numbered)
-	prompt := fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with the whole new content of %s, with line numbers, in one %s block, and nothing else.",
-		args.Path, fence, numbered, fence, request, args.Path, fence)
+	what := "the whole new content of " + target
+	if target != args.Path {
+		what = "the whole content of the new file " + target
+	}
+	prompt := fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
+		args.Path, fence, numbered, fence, request, what, fence)
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
 		Messages:   []Message{{Role: RoleUser, Content: prompt}},
 		Format:     a.opts.Format,
@@ -95,6 +114,16 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, on func
 	for len(updated) > 0 && updated[len(updated)-1] == "" && (len(old) == 0 || old[len(old)-1] != "") {
 		updated = updated[:len(updated)-1] // a blank line before the closing fence
 	}
+	if target != args.Path {
+		if len(updated) == 0 {
+			return nil, nil
+		}
+		content, _ := json.Marshal(struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}{target, strings.Join(updated, "\n") + "\n"})
+		return []grammar.Call{{Name: "write_file", Arguments: content}}, nil
+	}
 	if 2*len(updated) < len(old) && !tools.About(request, removeWords) {
 		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", args.Path)})
 		return nil, nil
@@ -104,6 +133,27 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, on func
 		return nil, nil
 	}
 	return []grammar.Call{call}, nil
+}
+
+// onlyReads reports whether request, whose files offgrid has read
+// (calls, all successful reads by the agent), needs nothing more: it
+// asks for no change and no new file, and is about no topic of a tool
+// but the file tools' (Options.ReadAnswer).
+func (a *Agent) onlyReads(request string, calls []ToolRecord) bool {
+	if len(calls) == 0 || tools.About(request, changeWords) || tools.About(request, createWords) {
+		return false
+	}
+	for _, c := range calls {
+		if !c.ByAgent || !c.OK() {
+			return false
+		}
+	}
+	for _, t := range a.reg.Tools() {
+		if len(t.Topics) > 0 && !slices.Contains(t.Topics, tools.FileTopic) && tools.About(request, t.Topics) {
+			return false
+		}
+	}
+	return true
 }
 
 // offers reports whether the tool name is offered this turn.

@@ -77,6 +77,8 @@ func TestAgentRewrite(t *testing.T) {
 			[]string{"```\nBuy oat milk\n```", "I could not."}, notes, 2, true},
 		{"no block", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
 			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true},
+		{"copied", "Copy notes.txt into a new file backup.txt.",
+			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true},
 		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,8 +105,51 @@ func TestAgentRewrite(t *testing.T) {
 			if len(eng.prompts) != tc.prompts {
 				t.Fatalf("%d completions, want %d", len(eng.prompts), tc.prompts)
 			}
-			if got := strings.Contains(eng.prompts[0], "Reply with the whole new content of notes.txt"); got != tc.rewrite {
+			if tc.name == "copied" {
+				if b, err := os.ReadFile(filepath.Join(dir, "backup.txt")); string(b) != notes {
+					t.Errorf("backup.txt = %q, %v; want %q", b, err, notes)
+				}
+			}
+			if got := strings.Contains(eng.prompts[0], "Reply with the whole"); got != tc.rewrite {
 				t.Errorf("first prompt a rewrite: %v, want %v:\n%s", got, tc.rewrite, eng.prompts[0])
+			}
+		})
+	}
+}
+
+func TestAgentReadAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		request  string
+		separate bool // answered in a prompt without tools
+	}{
+		{"How old is bob according to people.csv?", true},
+		{"What do notes.txt and people.csv say?", true},
+		{"Change line 1 of notes.txt to 'x'.", false},            // a change
+		{"Copy notes.txt into backup.txt.", false},               // a new file
+		{"What time is it, and what does notes.txt say?", false}, // the clock too
+		{"What does missing.txt say?", false},                    // nothing read
+	} {
+		t.Run(tc.request, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "people.csv"), []byte("name,age\nbob,27\n"), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: []string{"Answer."}}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+				ReadFirst: true, ReadAnswer: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			separate := strings.Contains(eng.prompts[0], "Answer the user's question from these results") && !strings.Contains(eng.prompts[0], "<tools>")
+			if separate != tc.separate || turn.Content != "Answer." {
+				t.Errorf("answered without tools: %v, want %v; answer %q; prompt:\n%s", separate, tc.separate, turn.Content, eng.prompts[0])
 			}
 		})
 	}

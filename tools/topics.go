@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -62,6 +63,21 @@ func requestWords(request string) []string {
 // lowerWords returns the runs of letters and digits of s, in lower case.
 func lowerWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !isWordRune(r) })
+}
+
+// FileNames returns the words of request that look like names of files
+// ("notes.txt", "docs/guide.md"; see [About]), quotes and trailing
+// punctuation removed, each once, in order.
+func FileNames(request string) []string {
+	var out []string
+	for _, w := range strings.Fields(request) {
+		w = strings.Trim(w, "'\"`‘’“”([{<>}]),;:!?")
+		w = strings.TrimRight(w, ".")
+		if fileName(w) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // fileName reports whether w looks like the name of a file: a slash

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -37,6 +38,13 @@ func TestAbout(t *testing.T) {
 		if got := About(tc.request, tc.topics); got != tc.want {
 			t.Errorf("About(%q, %q) = %v, want %v", tc.request, tc.topics, got, tc.want)
 		}
+	}
+}
+
+func TestFileNames(t *testing.T) {
+	got := FileNames(`Copy notes.txt into "backup.txt", then docs/guide.md; version 1.4.2, e.g. notes.txt.`)
+	if want := []string{"notes.txt", "backup.txt", "docs/guide.md"}; !slices.Equal(got, want) {
+		t.Errorf("FileNames = %q, want %q", got, want)
 	}
 }
 
