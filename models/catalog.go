@@ -57,6 +57,9 @@ type AgentDefaults struct {
 	// Rewrite has the model write a file it is to change whole
 	// (agent.Options.Rewrite).
 	Rewrite bool
+	// ReadAnswer has a question about the files read first answered
+	// without tools (agent.Options.ReadAnswer).
+	ReadAnswer bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

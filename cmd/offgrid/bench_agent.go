@@ -39,7 +39,7 @@ type agentBenchFlags struct {
 	parallel               []string
 	lookFirst, readFirst   bool
 	unknownAsText, byTopic bool
-	rewrite                bool
+	rewrite, readAnswer    bool
 	onRepeat, answers      []string
 	tasks                  []string
 	ctxSize                int
@@ -67,7 +67,7 @@ func (f agentBenchFlags) given(flag string) bool {
 
 // settingFlags are the flags of bench --agent that a catalog model's
 // settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "temp"}
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "read-answer", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -181,13 +181,13 @@ type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
 	remind, lookFirst, readFirst, unknownAsText, byTopic       bool
-	rewrite                                                    bool
+	rewrite, readAnswer                                        bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, rewrite: f.rewrite, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, rewrite: f.rewrite, readAnswer: f.readAnswer, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -229,6 +229,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.UnknownAsText = c.unknownAsText
 	o.ToolsByTopic = c.byTopic
 	o.Rewrite = c.rewrite
+	o.ReadAnswer = c.readAnswer
 }
 
 // labels name the loop policy o follows (the mode and what was added to
@@ -273,6 +274,9 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	}
 	if o.Rewrite && o.ReadFirst {
 		l += "+rewrite"
+	}
+	if o.ReadAnswer && o.ReadFirst {
+		l += "+read answer"
 	}
 	results = string(o.Results)
 	if results == "" {

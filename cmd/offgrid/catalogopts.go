@@ -10,7 +10,8 @@ import (
 // settings the user did not give. given reports whether one was given,
 // by the name of its `offgrid run` flag (tool-choice, results,
 // on-repeat, answer, remind, answer-after-change, tool-examples,
-// look-first, read-first, unknown-as-text, tools-by-topic, rewrite, temp).
+// look-first, read-first, unknown-as-text, tools-by-topic, rewrite,
+// read-answer, temp).
 // `offgrid run` and `bench --agent` both use it, so that a benchmark
 // measures a model as run drives it.
 func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool) agent.Options {
@@ -49,6 +50,9 @@ func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string
 	}
 	if !given("rewrite") {
 		o.Rewrite = d.Rewrite
+	}
+	if !given("read-answer") {
+		o.ReadAnswer = d.ReadAnswer
 	}
 	if !given("temp") && d.Temperature != nil {
 		o.Sampling.Temperature = *d.Temperature

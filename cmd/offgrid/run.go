@@ -35,7 +35,7 @@ type runFlags struct {
 	compactTools                bool
 	lookFirst, readFirst        bool
 	unknownAsText, byTopic      bool
-	rewrite                     bool
+	rewrite, readAnswer         bool
 	curator                     string
 	noPromptCache               bool
 	onRepeat, answer            string
@@ -101,6 +101,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.readFirst, "read-first", false, "read the files a request names (up to 3) for the model and add them to the request, before its first reply")
 	fs.BoolVar(&f.unknownAsText, "unknown-as-text", false, "a fenced or bare call of a tool whose name shares no word with any offered tool is continued as text")
 	fs.BoolVar(&f.rewrite, "rewrite", false, "with --read-first, a request to change the one file it names has the model write the whole new file, and offgrid edits the lines that differ")
+	fs.BoolVar(&f.readAnswer, "read-answer", false, "with --read-first, a question about the files it read is answered from them in a prompt without tools")
 	fs.BoolVar(&f.byTopic, "tools-by-topic", false, "offer the file, clock, task and command tools only once a request is about files, the time, tasks or commands; a request about none is answered without tools")
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
@@ -290,6 +291,7 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 		UnknownAsText: f.unknownAsText,
 		ToolsByTopic:  f.byTopic,
 		Rewrite:       f.rewrite,
+		ReadAnswer:    f.readAnswer,
 		System:        f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling:          sampling,
 		MaxTokens:         f.maxTokens,
