@@ -378,14 +378,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	}
 	look := !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
 		!a.opts.NoGrammar && len(named) > 0 && len(a.offered) > 0
-	var pending []grammar.Call // the first reply's calls, from Rewrite
-	if read {
-		if pending, err = a.rewrite(ctx, &turn, text, named, on); err != nil {
-			return a.failed(ctx, &turn, Completion{}, err, on)
-		}
-		if len(pending) == 0 && a.opts.ReadAnswer && a.onlyReads(text, turn.Calls) {
-			return a.answerSeparately(ctx, a.budget.turn, &turn, on)
-		}
+	pending, err := a.rewrite(ctx, &turn, text, named, on) // the first reply's calls
+	if err != nil {
+		return a.failed(ctx, &turn, Completion{}, err, on)
+	}
+	if read && len(pending) == 0 && a.opts.ReadAnswer && a.onlyReads(text, turn.Calls) {
+		return a.answerSeparately(ctx, a.budget.turn, &turn, on)
 	}
 	called := false // the model has made a call this turn
 	for {

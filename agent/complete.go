@@ -31,6 +31,9 @@ type CompletionRequest struct {
 	// TextOnly constrains the reply to an answer in text (the tools stay
 	// in the prompt, so the KV cache is kept).
 	TextOnly bool
+	// Block constrains the reply to one fenced block (grammar.FencedBlock),
+	// with no tools offered: a file Options.Rewrite has the model write.
+	Block bool
 	// Exclude names tools the grammar does not admit in this reply; they
 	// stay in the prompt, so the KV cache is kept.
 	Exclude []string
@@ -148,7 +151,9 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 		return p, fmt.Errorf("agent: tool choice required with no tools")
 	}
 	p.tools = tools
-	if req.TextOnly {
+	if req.Block {
+		p.grammar = grammar.FencedBlock()
+	} else if req.TextOnly {
 		p.grammar = grammar.TextOnly()
 	} else if len(tools) > 0 && !req.NoGrammar {
 		admitted := tools

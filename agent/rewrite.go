@@ -35,7 +35,9 @@ const (
 // prompt of its own, from the one file the request names and offgrid has
 // read: that file's new content, for a request to change it, or the
 // content of a new file the request names, for one to copy or write it
-// ("Copy notes.txt into backup.txt"). It returns the call that makes the
+// ("Copy notes.txt into backup.txt"); or, naming no other file, the
+// content of the new file the request asks for ("Create hi.txt saying
+// hello"). It returns the call that makes the
 // file so: for a change, a replace_lines or insert_lines call of the
 // lines that differ; for a new file, write_file. It returns no call when
 // the request is neither, the file does not qualify, the tools are not
@@ -56,44 +58,58 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 		}
 		rec = r
 	}
-	if rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes {
+	if a.opts.ToolChoice == grammar.None {
 		return nil, nil
 	}
-	var args struct{ Path string }
-	if json.Unmarshal(rec.Arguments, &args) != nil {
-		return nil, nil
-	}
-	old, ok := tools.Unnumbered(*rec.Result.Data)
-	if !ok || len(old) > maxRewriteLines {
-		return nil, nil
-	}
-	target := args.Path // the file the model writes
-	var fresh []string  // names of files the request names that do not exist
-	for _, n := range tools.FileNames(request) {
+	names := tools.FileNames(request)
+	var fresh []string // names of files the request names that do not exist
+	for _, n := range names {
 		if !slices.ContainsFunc(named, func(m tools.Mention) bool { return m.Path == n }) {
 			fresh = append(fresh, n)
 		}
 	}
+	create := len(fresh) == 1 && tools.About(request, createWords) && a.offers("write_file")
+	var prompt, source, target string // source: the file read, if any
+	var old []string                  // its lines
 	switch {
-	case len(fresh) == 1 && tools.About(request, createWords) && a.offers("write_file"):
+	case rec == nil && len(names) == 1 && create:
+		// A new file from the request alone.
 		target = fresh[0]
-	case len(fresh) == 0 && tools.About(request, changeWords) && a.offers("replace_lines") && a.offers("insert_lines"):
-	default:
+		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
+	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
 		return nil, nil
+	default:
+		var args struct{ Path string }
+		if json.Unmarshal(rec.Arguments, &args) != nil {
+			return nil, nil
+		}
+		var ok bool
+		if old, ok = tools.Unnumbered(*rec.Result.Data); !ok || len(old) > maxRewriteLines {
+			return nil, nil
+		}
+		source = args.Path
+		what := ""
+		switch {
+		case create:
+			target = fresh[0]
+			what = "the whole content of the new file " + target
+		case len(fresh) == 0 && tools.About(request, changeWords) && a.offers("replace_lines") && a.offers("insert_lines"):
+			target = source
+			what = "the whole new content of " + target
+		default:
+			return nil, nil
+		}
+		numbered := *rec.Result.Data // as read_file shows it: "1: text"
+		fence := codeFence(numbered)
+		prompt = fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
+			source, fence, numbered, fence, request, what, fence)
 	}
-	numbered := *rec.Result.Data // as read_file shows it: "1: text"
-	fence := codeFence(numbered)
-	what := "the whole new content of " + target
-	if target != args.Path {
-		what = "the whole content of the new file " + target
-	}
-	prompt := fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
-		args.Path, fence, numbered, fence, request, what, fence)
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
 		Messages:   []Message{{Role: RoleUser, Content: prompt}},
 		Format:     a.opts.Format,
-		MaxTokens:  len(numbered)/2 + 256,
+		MaxTokens:  len(prompt)/2 + 256,
 		ToolChoice: grammar.None,
+		Block:      !a.opts.NoGrammar,
 	})
 	if err != nil {
 		return nil, err
@@ -114,7 +130,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 	for len(updated) > 0 && updated[len(updated)-1] == "" && (len(old) == 0 || old[len(old)-1] != "") {
 		updated = updated[:len(updated)-1] // a blank line before the closing fence
 	}
-	if target != args.Path {
+	if target != source {
 		if len(updated) == 0 {
 			return nil, nil
 		}
@@ -125,10 +141,10 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 		return []grammar.Call{{Name: "write_file", Arguments: content}}, nil
 	}
 	if 2*len(updated) < len(old) && !tools.About(request, removeWords) {
-		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", args.Path)})
+		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
 		return nil, nil
 	}
-	call, ok := lineEdit(args.Path, old, updated)
+	call, ok := lineEdit(source, old, updated)
 	if !ok {
 		return nil, nil
 	}

@@ -79,6 +79,8 @@ func TestAgentRewrite(t *testing.T) {
 			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true},
 		{"copied", "Copy notes.txt into a new file backup.txt.",
 			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true},
+		{"created", "Create a file data.json with the content {\"ok\": true}",
+			[]string{"```json\n{\"ok\": true}\n```", "Done."}, notes, 2, true},
 		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +106,11 @@ func TestAgentRewrite(t *testing.T) {
 			}
 			if len(eng.prompts) != tc.prompts {
 				t.Fatalf("%d completions, want %d", len(eng.prompts), tc.prompts)
+			}
+			if tc.name == "created" {
+				if b, err := os.ReadFile(filepath.Join(dir, "data.json")); string(b) != "{\"ok\": true}\n" {
+					t.Errorf("data.json = %q, %v", b, err)
+				}
 			}
 			if tc.name == "copied" {
 				if b, err := os.ReadFile(filepath.Join(dir, "backup.txt")); string(b) != notes {

@@ -296,6 +296,16 @@ func TextOnly() *ToolGrammar {
 	return &ToolGrammar{Root: "root", GBNF: "root ::= [^{<`\\[ \\t\\r\\n] [^{<`\\x00]*\n"}
 }
 
+// FencedBlock returns a grammar for a reply that is one fenced block:
+// a line of three backticks, maybe with a language, lines that do not
+// start with three backticks, and the closing line of three backticks.
+func FencedBlock() *ToolGrammar {
+	return &ToolGrammar{Root: "root", GBNF: `root ::= "` + "```" + `" [a-zA-Z0-9_+.-]* "\n" line* "` + "```" + `"
+line ::= (text | "` + "`" + `" text | "` + "``" + `" text)? "\n"
+text ::= [^` + "`" + `\n\x00] [^\n\x00]*
+`}
+}
+
 // MoreText returns a grammar for the rest of an answer in text that has
 // begun: like TextOnly, but it may be empty and start with anything else.
 func MoreText() *ToolGrammar {

@@ -225,3 +225,21 @@ func TestTextOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestFencedBlock(t *testing.T) {
+	tg := FencedBlock()
+	g, err := gbnf.Parse(tg.GBNF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ok := range []string{"```\n```", "```json\n{\"ok\": true}\n```", "```\n1: Buy milk\n\n3: `x` ``y``\n```", "```go\n`raw`\n``two``\n```"} {
+		if !g.Accepts(tg.Root, ok) {
+			t.Errorf("rejects %q", ok)
+		}
+	}
+	for _, bad := range []string{"", "# FAQ", "```\nnot closed", "```\nx\n```\nmore", "Here:\n```\nx\n```", "```\n```inner\n```", "```json {}\n```"} {
+		if g.Accepts(tg.Root, bad) {
+			t.Errorf("accepts %q", bad)
+		}
+	}
+}
