@@ -62,26 +62,27 @@ func TestAgentRewrite(t *testing.T) {
 		want          string // notes.txt afterwards
 		prompts       int    // completions made
 		rewrite       bool   // the first prompt is the rewrite
+		noGrammar     bool
 	}{
 		{"changed", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\n1: Buy oat milk\n2: Call Bob\n3: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true},
+			[]string{"```\n1: Buy oat milk\n2: Call Bob\n3: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true, false},
 		{"changed, no numbers", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy oat milk\nCall Bob\nShip it\n\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true},
+			[]string{"```\nBuy oat milk\nCall Bob\nShip it\n\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true, false},
 		{"numbered in part", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\n1: Buy oat milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true},
+			[]string{"```\n1: Buy oat milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true, false},
 		{"appended", "Add the line 'Rest' at the end of notes.txt.",
-			[]string{"```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 2, true},
+			[]string{"```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 2, true, false},
 		{"unchanged", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true},
+			[]string{"```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true, false},
 		{"lines dropped unasked", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy oat milk\n```", "I could not."}, notes, 2, true},
-		{"no block", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true},
+			[]string{"```\nBuy oat milk\n```", "I could not."}, notes, 2, true, false},
+		{"no block (without the grammar)", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true, true},
 		{"copied", "Copy notes.txt into a new file backup.txt.",
-			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true},
+			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true, false},
 		{"created", "Create a file data.json with the content {\"ok\": true}",
-			[]string{"```json\n{\"ok\": true}\n```", "Done."}, notes, 2, true},
-		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false},
+			[]string{"```json\n{\"ok\": true}\n```", "Done."}, notes, 2, true, false},
+		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -93,7 +94,7 @@ func TestAgentRewrite(t *testing.T) {
 			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
 			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
-				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate,
+				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate, NoGrammar: tc.noGrammar,
 				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
 			if err != nil {
 				t.Fatal(err)
