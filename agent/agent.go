@@ -364,8 +364,8 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	retried := false     // RepeatAnother has made a reply again this turn
 	// offgrid's own reads have an executor of their own: they are not
 	// the model's rounds or calls, which the limits bound.
-	var named []tools.Mention // what the request names, for ReadFirst and LookFirst
-	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst) {
+	var named []tools.Mention // what the request names, for ReadFirst, LookFirst and Rewrite
+	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst || a.opts.Rewrite) {
 		named = a.opts.Mentions(text)
 	}
 	a.offer(text, len(named) > 0)
