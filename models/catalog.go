@@ -103,7 +103,8 @@ func Catalog() []Model {
 				Size:     1117320768,
 			},
 			// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Rewrite: true, ReadAnswer: true,
+				Temperature: greedy()},
 		},
 		{
 			Name:    "gemma3-270m",
