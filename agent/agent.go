@@ -124,7 +124,10 @@ type Options struct {
 	// and the tools read it again instead of editing, or edit the wrong
 	// lines; asked for the file, the 0.5B writes it right. A rewrite that
 	// leaves the file as it is, or drops most of its lines unasked, is
-	// not used, and the model goes on as without Rewrite.
+	// not used, and the model goes on as without Rewrite. A request to
+	// make a new file ("Copy notes.txt into backup.txt", "Create data.json
+	// with …") has the model write that file, as one fenced block under a
+	// grammar, which becomes a write_file call of the model's.
 	Rewrite bool
 	// ReadAnswer: when ReadFirst has read every file a request names
 	// and the request asks for no change, no new file and no other tool

@@ -100,7 +100,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.lookFirst, "look-first", false, "when a request names a file or directory of the working directory, the model's first reply must be a call (with --tool-choice auto)")
 	fs.BoolVar(&f.readFirst, "read-first", false, "read the files a request names (up to 3) for the model and add them to the request, before its first reply")
 	fs.BoolVar(&f.unknownAsText, "unknown-as-text", false, "a fenced or bare call of a tool whose name shares no word with any offered tool is continued as text")
-	fs.BoolVar(&f.rewrite, "rewrite", false, "with --read-first, a request to change the one file it names has the model write the whole new file, and offgrid edits the lines that differ")
+	fs.BoolVar(&f.rewrite, "rewrite", false, "a request to change the one file it names and --read-first read, or to make a new file, has the model write the whole file, and offgrid edits the lines that differ or writes it")
 	fs.BoolVar(&f.readAnswer, "read-answer", false, "with --read-first, a question about the files it read is answered from them in a prompt without tools")
 	fs.BoolVar(&f.byTopic, "tools-by-topic", false, "offer the file, clock, task and command tools only once a request is about files, the time, tasks or commands; a request about none is answered without tools")
 	f.perm = addPermFlags(fs)
