@@ -118,14 +118,17 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 	if !ok {
 		return nil, nil
 	}
-	// The lines come numbered, as shown; without numbers they are taken
-	// as they are, unless some are numbered and others not.
-	updated, ok := tools.Unnumbered(strings.Join(block, "\n") + "\n")
-	if !ok {
-		if slices.ContainsFunc(block, numberedLine.MatchString) {
-			return nil, nil
+	// The lines of a file shown numbered come numbered; without numbers
+	// they are taken as they are, unless some are numbered and others
+	// not. A new file from the request alone is taken as it is.
+	updated := block
+	if source != "" {
+		if updated, ok = tools.Unnumbered(strings.Join(block, "\n") + "\n"); !ok {
+			if slices.ContainsFunc(block, numberedLine.MatchString) {
+				return nil, nil
+			}
+			updated = block
 		}
-		updated = block
 	}
 	for len(updated) > 0 && updated[len(updated)-1] == "" && (len(old) == 0 || old[len(old)-1] != "") {
 		updated = updated[:len(updated)-1] // a blank line before the closing fence

@@ -82,6 +82,8 @@ func TestAgentRewrite(t *testing.T) {
 			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true, false},
 		{"created", "Create a file data.json with the content {\"ok\": true}",
 			[]string{"```json\n{\"ok\": true}\n```", "Done."}, notes, 2, true, false},
+		{"created, numbered as asked", "Create steps.txt with the lines 1: install and 2: run",
+			[]string{"```\n1: install\n2: run\n```", "Done."}, notes, 2, true, false},
 		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +113,11 @@ func TestAgentRewrite(t *testing.T) {
 			if tc.name == "created" {
 				if b, err := os.ReadFile(filepath.Join(dir, "data.json")); string(b) != "{\"ok\": true}\n" {
 					t.Errorf("data.json = %q, %v", b, err)
+				}
+			}
+			if tc.name == "created, numbered as asked" {
+				if b, err := os.ReadFile(filepath.Join(dir, "steps.txt")); string(b) != "1: install\n2: run\n" {
+					t.Errorf("steps.txt = %q, %v", b, err)
 				}
 			}
 			if tc.name == "copied" {
