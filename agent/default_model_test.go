@@ -173,20 +173,7 @@ func TestDefaultModelAnswersFromResults(t *testing.T) {
 // edits it at once. Shown the read as its own read_file call instead (a
 // form measured and dropped), it inserted the whole file again.
 func TestDefaultModelReadFirst(t *testing.T) {
-	m, c := loadDefault(t)
-	reg, _, dir := builtinIn(t)
-	pol, err := permission.New(permission.Config{AllowAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := inference.DefaultSampling()
-	s.Temperature, s.Seed = 0, 1
-	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
-		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true,
-		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, dir := catalogAgent(t, nil)
 	turn, err := a.Send(t.Context(), "Insert the line 'Shopping list' at the top of notes.txt, before the first line.", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -251,20 +238,7 @@ func TestDefaultModelUsage(t *testing.T) {
 // asked about the clock calls the clock. Shown every tool, it called ls
 // for both (bench --agent: notool-math, time-year).
 func TestDefaultModelToolsByTopic(t *testing.T) {
-	m, c := loadDefault(t)
-	reg, _, dir := builtinIn(t)
-	pol, err := permission.New(permission.Config{AllowAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := inference.DefaultSampling()
-	s.Temperature, s.Seed = 0, 1
-	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
-		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true,
-		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, _ := catalogAgent(t, func(o *Options) { o.ToolsByTopic = true })
 	turn, err := a.Send(t.Context(), "What is 12 times 12?", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -299,20 +273,7 @@ func TestDefaultModelToolsByTopic(t *testing.T) {
 // and answered with the changed text, the file unchanged (bench --agent:
 // replace-milk).
 func TestDefaultModelRewrite(t *testing.T) {
-	m, c := loadDefault(t)
-	reg, _, dir := builtinIn(t)
-	pol, err := permission.New(permission.Config{AllowAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := inference.DefaultSampling()
-	s.Temperature, s.Seed = 0, 1
-	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, Options{Sampling: s, MaxTokens: 256,
-		OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true, LookFirst: true, ReadFirst: true,
-		ToolsByTopic: true, Rewrite: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, dir := catalogAgent(t, func(o *Options) { o.ToolsByTopic, o.Rewrite = true, true })
 	turn, err := a.Send(t.Context(), "In notes.txt, change the line 'Buy milk' to 'Buy oat milk'.", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -331,4 +292,29 @@ func TestDefaultModelRewrite(t *testing.T) {
 	if len(turn.Calls) != 2 || turn.Calls[1].Name != "replace_lines" || !strings.Contains(string(turn.Calls[1].Arguments), `"line_start":1,"line_end":1`) {
 		t.Errorf("want offgrid's read, then replace_lines of line 1; calls:\n%s", strings.Join(calls, "\n"))
 	}
+}
+
+// catalogAgent returns an agent over the real default model and the
+// built-in tools in a fresh directory (builtinIn), with the 0.5B's
+// catalog loop settings of read-first's time, greedy, as changed by set.
+func catalogAgent(t *testing.T, set func(*Options)) (*Agent, string) {
+	t.Helper()
+	m, c := loadDefault(t)
+	reg, _, dir := builtinIn(t)
+	pol, err := permission.New(permission.Config{AllowAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inference.DefaultSampling()
+	s.Temperature, s.Seed = 0, 1
+	o := Options{Sampling: s, MaxTokens: 256, OnRepeat: RepeatAnswer, Answer: AnswerSeparate, AnswerAfterChange: true,
+		LookFirst: true, ReadFirst: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }}
+	if set != nil {
+		set(&o)
+	}
+	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, dir
 }
