@@ -22,9 +22,7 @@ type ToolExample struct {
 // offered (in defs), in registration order. An example whose call names
 // a tool that is not offered is left out.
 func toolExamples(reg *tools.Registry, defs []grammar.Tool) []ToolExample {
-	offered := func(name string) bool {
-		return slices.ContainsFunc(defs, func(d grammar.Tool) bool { return d.Name == name })
-	}
+	offered := func(name string) bool { return hasTool(defs, name) }
 	var out []ToolExample
 	for _, t := range reg.Tools() {
 		if !offered(t.Name) {
@@ -71,4 +69,9 @@ func withExamples(msgs []Message, guide string) []Message {
 		return out
 	}
 	return append([]Message{{Role: RoleSystem, Content: "You are a helpful assistant.\n\n" + guide}}, out...)
+}
+
+// hasTool reports whether defs holds the tool name.
+func hasTool(defs []grammar.Tool, name string) bool {
+	return slices.ContainsFunc(defs, func(d grammar.Tool) bool { return d.Name == name })
 }

@@ -176,14 +176,7 @@ func (a *Agent) onlyReads(request string, calls []ToolRecord) bool {
 }
 
 // offers reports whether the tool name is offered this turn.
-func (a *Agent) offers(name string) bool {
-	for _, d := range a.offered {
-		if d.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func (a *Agent) offers(name string) bool { return hasTool(a.offered, name) }
 
 // fencedLines returns the lines of the first fenced block of reply (a
 // line of three or more backticks, maybe with a language, to the next
