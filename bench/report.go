@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,6 +124,26 @@ func b2i(b bool) int {
 }
 
 func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
+
+// Wilson returns the 95 % Wilson score interval of k successes in n
+// trials, as fractions; 0, 0 when n is 0.
+func Wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 0
+	}
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	d := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / d
+	half := z / d * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return max(0, mid-half), min(1, mid+half)
+}
+
+// wilsonCell is Wilson's interval as a table cell, in percent.
+func wilsonCell(k, n int) string {
+	lo, hi := Wilson(k, n)
+	return fmt.Sprintf("%.0f–%.0f%%", 100*lo, 100*hi)
+}
 
 var header = []string{"runner", "model", "grammar", "category", "cases", "parse-valid", "schema-valid", "correct fn", "AST acc", "irrelevance", "mean s", "median s", "prompt tok/s", "gen tok/s", "cases/min"}
 

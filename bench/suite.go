@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 
 // The built-in agent suites, one JSON file each.
 //
-//go:embed agent/*.json
+//go:embed agent
 var builtinSuites embed.FS
 
 // Suite is a set of agent tasks: what `offgrid bench --agent` runs.
@@ -60,13 +61,30 @@ type Task struct {
 	// MCP names the suite's MCP servers the task needs, started in its
 	// directory for the task; their tools (NAME_TOOL) are offered before
 	// the built-in ones.
-	MCP    []string `json:"mcp,omitempty"`
-	Checks Checks   `json:"checks"`
+	MCP []string `json:"mcp,omitempty"`
+	// Split is "dev" (tuned on) or "test" (run only to report); "" in
+	// suites that are not split, such as the regression suite.
+	Split string `json:"split,omitempty"`
+	// Lang is the request's language, an ISO 639-1 code ("" is "en").
+	Lang string `json:"lang,omitempty"`
+	// Group names the paraphrase group: tasks that ask the same thing in
+	// other words or languages, over the same fixture.
+	Group  string `json:"group,omitempty"`
+	Checks Checks `json:"checks"`
+}
+
+// Language returns the task's language, "en" when none is set.
+func (t Task) Language() string {
+	if t.Lang == "" {
+		return "en"
+	}
+	return t.Lang
 }
 
 // Checks are a task's conditions; all must hold, and the turn must end
 // with an answer (not a limit or an error). In texts, {root} stands for
-// the task's directory and {year} for the current year.
+// the task's directory, {year} for the current year, {date} for today
+// as 2006-01-02 and {weekday} for today's weekday in English.
 type Checks struct {
 	// Called lists calls that must happen: the tool, and substrings its
 	// arguments (as JSON) must contain (case-insensitive).
@@ -90,6 +108,11 @@ type Checks struct {
 	// texts of which it must contain one (both case-insensitive).
 	Answer    []string `json:"answer,omitempty"`
 	AnswerAny []string `json:"answer_any,omitempty"`
+	// Invented lists regular expressions for content the answer may hold
+	// only if a tool result of the turn held it: the lines of a file the
+	// agent could not read, a listing it never got. A match that no tool
+	// result contains marks the answer fabricated (TaskResult.Fabricated).
+	Invented []string `json:"invented,omitempty"`
 }
 
 // CallCheck is a call a task expects.
@@ -121,11 +144,77 @@ func BuiltinSuite() (*Suite, error) {
 	return ParseSuite(data)
 }
 
+// GeneralSuite returns the generalization suite: everyday requests over
+// several realistic projects, in several languages, each task in the
+// dev or the test split. Each project is a file of agent/general.
+func GeneralSuite() (*Suite, error) {
+	entries, err := builtinSuites.ReadDir("agent/general")
+	if err != nil {
+		return nil, err
+	}
+	var parts []*Suite
+	for _, e := range entries {
+		data, err := builtinSuites.ReadFile("agent/general/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		s, err := ParseSuite(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		parts = append(parts, s)
+	}
+	return mergeSuites("general", "Everyday requests over realistic projects, in several languages; split into dev (tuned on) and test (reported).", parts)
+}
+
+// mergeSuites joins suites into one named name; fixture, server and
+// task names must not clash.
+func mergeSuites(name, description string, parts []*Suite) (*Suite, error) {
+	out := &Suite{Name: name, Description: description, Fixtures: map[string]map[string]string{}, MCPServers: map[string]MCPServer{}}
+	seen := map[string]bool{}
+	for _, p := range parts {
+		for k, v := range p.Fixtures {
+			if out.Fixtures[k] != nil {
+				return nil, fmt.Errorf("%w: fixture %q is defined twice", ErrSuite, k)
+			}
+			out.Fixtures[k] = v
+		}
+		for k, v := range p.MCPServers {
+			if _, ok := out.MCPServers[k]; ok {
+				return nil, fmt.Errorf("%w: MCP server %q is defined twice", ErrSuite, k)
+			}
+			out.MCPServers[k] = v
+		}
+		for _, t := range p.Tasks {
+			if seen[t.ID] {
+				return nil, fmt.Errorf("%w: task id %q is used twice", ErrSuite, t.ID)
+			}
+			seen[t.ID] = true
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	return out, nil
+}
+
+// Only returns the suite's tasks of the split ("" keeps every task).
+func (s *Suite) Only(split string) *Suite {
+	if split == "" {
+		return s
+	}
+	c := *s
+	c.Tasks = slices.DeleteFunc(slices.Clone(s.Tasks), func(t Task) bool { return t.Split != split })
+	return &c
+}
+
 // LoadSuite reads a suite file; "builtin" (or "") is the built-in suite,
-// "mcp" the built-in suite over the reference MCP filesystem server.
+// "general" the generalization suite, "mcp" the built-in suite over the
+// reference MCP filesystem server.
 func LoadSuite(path string) (*Suite, error) {
 	if path == "" || path == "builtin" {
 		return BuiltinSuite()
+	}
+	if path == "general" {
+		return GeneralSuite()
 	}
 	if path == "mcp" {
 		data, err := builtinSuites.ReadFile("agent/mcp.json")
@@ -144,6 +233,9 @@ func LoadSuite(path string) (*Suite, error) {
 	}
 	return s, nil
 }
+
+// validLang matches a task's language code.
+var validLang = regexp.MustCompile(`^[a-z]{2}$`)
 
 // ErrSuite is wrapped by every problem ParseSuite finds.
 var ErrSuite = errors.New("bench: invalid task suite")
@@ -175,9 +267,20 @@ func ParseSuite(data []byte) (*Suite, error) {
 				return nil, fmt.Errorf("%w: task %s: no MCP server %q with a command in mcp_servers", ErrSuite, t.ID, name)
 			}
 		}
+		switch {
+		case t.Split != "" && t.Split != "dev" && t.Split != "test":
+			return nil, fmt.Errorf("%w: task %s: split %q is neither dev nor test", ErrSuite, t.ID, t.Split)
+		case t.Lang != "" && !validLang.MatchString(t.Lang):
+			return nil, fmt.Errorf("%w: task %s: lang %q is not a two-letter language code", ErrSuite, t.ID, t.Lang)
+		}
 		seen[t.ID] = true
 		c := t.Checks
-		if len(c.Called)+len(c.NotCalled)+len(c.Contains)+len(c.Absent)+len(c.Lines)+len(c.Missing)+len(c.Answer)+len(c.AnswerAny) == 0 && !c.NoTools {
+		for _, re := range c.Invented {
+			if _, err := regexp.Compile(re); err != nil {
+				return nil, fmt.Errorf("%w: task %s: invented: %v", ErrSuite, t.ID, err)
+			}
+		}
+		if len(c.Called)+len(c.NotCalled)+len(c.Contains)+len(c.Absent)+len(c.Lines)+len(c.Missing)+len(c.Answer)+len(c.AnswerAny)+len(c.Invented) == 0 && !c.NoTools {
 			return nil, fmt.Errorf("%w: task %s checks nothing", ErrSuite, t.ID)
 		}
 		for name := range s.files(t) {
@@ -227,7 +330,8 @@ type outcome struct {
 	dir      string
 	calls    []CallRecord
 	answer   string
-	finished bool // the turn ended with an answer, not a limit or an error
+	results  []string // every tool result of the turn, whole, as the model read it or the user saw it
+	finished bool     // the turn ended with an answer, not a limit or an error
 	now      time.Time
 }
 
@@ -235,7 +339,8 @@ type outcome struct {
 func (s *Suite) check(t Task, o outcome) []string {
 	var why []string
 	fail := func(format string, args ...any) { why = append(why, fmt.Sprintf(format, args...)) }
-	expand := strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year())).Replace
+	expand := strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()),
+		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace
 	c := t.Checks
 	if !o.finished {
 		fail("the turn did not end with an answer")
@@ -326,7 +431,32 @@ func (s *Suite) check(t Task, o outcome) []string {
 	}) {
 		fail("the answer contains none of %q: %q", c.AnswerAny, shorten(o.answer, 160))
 	}
+	for _, s := range invented(c, o) {
+		fail("fabricated: the answer holds %q, which no tool returned", shorten(s, 80))
+	}
 	return why
+}
+
+// invented returns the matches of c.Invented in the answer that no tool
+// result of the turn holds.
+func invented(c Checks, o outcome) []string {
+	var out []string
+	for _, pat := range c.Invented {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			continue // ParseSuite checked it
+		}
+		for _, m := range re.FindAllString(o.answer, -1) {
+			m = strings.TrimSpace(m)
+			if m == "" || slices.ContainsFunc(o.results, func(r string) bool { return strings.Contains(r, m) }) {
+				continue
+			}
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // containsAll reports whether s contains every text of subs.

@@ -48,7 +48,13 @@ func (r AgentRun) Label() string {
 type TaskResult struct {
 	ID       string `json:"id"`
 	Category string `json:"category"`
+	Split    string `json:"split,omitempty"`
+	Lang     string `json:"lang,omitempty"`
+	Group    string `json:"group,omitempty"`
 	Pass     bool   `json:"pass"`
+	// Fabricated marks an answer that holds content no tool returned
+	// (Checks.Invented).
+	Fabricated bool `json:"fabricated,omitempty"`
 	// Reasons say why the task failed.
 	Reasons []string     `json:"reasons,omitempty"`
 	Answer  string       `json:"answer"`
@@ -103,7 +109,7 @@ func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Opt
 
 // runTask runs one task in dir.
 func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir string, opts agent.Options) TaskResult {
-	res := TaskResult{ID: t.ID, Category: t.Category, Calls: []CallRecord{}}
+	res := TaskResult{ID: t.ID, Category: t.Category, Split: t.Split, Lang: t.Language(), Group: t.Group, Calls: []CallRecord{}}
 	fail := func(err error) TaskResult {
 		res.Error = err.Error()
 		res.Reasons = []string{"could not run: " + err.Error()}
@@ -147,6 +153,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	res.Rounds = turn.Replies
 	res.PromptTokens, res.Generated = turn.Stats.PromptDecoded, turn.Stats.Generated
 	res.Answer = turn.Content
+	var results []string
 	for _, r := range turn.Calls {
 		if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature {
 			res.Invalid++
@@ -156,11 +163,14 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 			out = r.Result.Compact()
 		}
 		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200), ByAgent: r.ByAgent})
+		results = append(results, out, r.Result.String())
 	}
 	if err != nil {
 		res.Error = err.Error()
 	}
-	res.Reasons = s.check(t, outcome{dir: dir, calls: res.Calls, answer: turn.Content, finished: err == nil && turn.Stop == nil, now: time.Now()})
+	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now()}
+	res.Reasons = s.check(t, o)
+	res.Fabricated = len(invented(t.Checks, o)) > 0
 	if err != nil {
 		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
 	}
@@ -193,6 +203,7 @@ type AgentRow struct {
 	PassRate                      float64 // percent
 	MeanRounds, MeanCalls         float64
 	InvalidCalls                  int
+	Fabricated                    int     // answers holding content no tool returned
 	MeanTokens                    float64 // prompt tokens decoded + generated, per task
 	SecondsPerTask                float64
 }
@@ -209,6 +220,7 @@ func SummarizeAgent(runs []AgentRun) []AgentRow {
 			rounds += t.Rounds
 			calls += len(t.Calls)
 			row.InvalidCalls += t.Invalid
+			row.Fabricated += b2i(t.Fabricated)
 			tokens += t.PromptTokens + t.Generated
 			secs += t.Seconds
 		}
@@ -222,11 +234,11 @@ func SummarizeAgent(runs []AgentRun) []AgentRow {
 	return rows
 }
 
-var agentHeader = []string{"model", "mode", "grammar", "results", "tasks", "passed", "pass %", "rounds", "calls", "invalid calls", "tokens/task", "s/task"}
+var agentHeader = []string{"model", "mode", "grammar", "results", "tasks", "passed", "pass %", "95% CI", "rounds", "calls", "invalid calls", "fabricated", "tokens/task", "s/task"}
 
 func (r AgentRow) cells() []string {
 	return []string{r.Model, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Tasks), fmt.Sprint(r.Passed), fmt.Sprintf("%.1f%%", r.PassRate),
-		fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls),
+		wilsonCell(r.Passed, r.Tasks), fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls), fmt.Sprint(r.Fabricated),
 		fmt.Sprintf("%.0f", r.MeanTokens), fmt.Sprintf("%.1f", r.SecondsPerTask)}
 }
 
@@ -280,6 +292,8 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 			row(cells)
 		}
 	})
+	writeSplitLanguages(&sb, res.Runs)
+	writeGroups(&sb, res.Runs)
 	sb.WriteString("\n## Failures\n")
 	for _, r := range res.Runs {
 		fmt.Fprintf(&sb, "\n### %s\n\n", r.Label())
@@ -296,6 +310,107 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// writeSplitLanguages writes each run's pass rate per split and language,
+// with its 95 % Wilson interval, when the suite has splits or languages
+// other than English.
+func writeSplitLanguages(sb *strings.Builder, runs []AgentRun) {
+	type key struct{ split, lang string }
+	var keys []key
+	for _, r := range runs {
+		for _, t := range r.Tasks {
+			for _, k := range []key{{t.Split, "all"}, {t.Split, t.Lang}} {
+				if !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	if len(keys) == 0 || len(keys) <= 2 && keys[0].split == "" {
+		return
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.split, b.split); c != 0 {
+			return c
+		}
+		if (a.lang == "all") != (b.lang == "all") {
+			return b2i(a.lang != "all") - b2i(b.lang != "all")
+		}
+		return strings.Compare(a.lang, b.lang)
+	})
+	sb.WriteString("\n## By split and language\n\npassed/tasks, pass rate and its 95 % Wilson interval.\n\n")
+	mdTable(sb, []string{"run", "split", "language", "passed", "pass %", "95% CI", "fabricated"}, 3, func(row func([]string)) {
+		for _, r := range runs {
+			for _, k := range keys {
+				n, p, fab := 0, 0, 0
+				for _, t := range r.Tasks {
+					if t.Split == k.split && (k.lang == "all" || t.Lang == k.lang) {
+						n++
+						p += b2i(t.Pass)
+						fab += b2i(t.Fabricated)
+					}
+				}
+				if n == 0 {
+					continue
+				}
+				split := k.split
+				if split == "" {
+					split = "-"
+				}
+				row([]string{r.Label(), split, k.lang, fmt.Sprintf("%d/%d", p, n), fmt.Sprintf("%.1f%%", pct(p, n)), wilsonCell(p, n), fmt.Sprint(fab)})
+			}
+		}
+	})
+}
+
+// writeGroups writes, for each run, the paraphrase groups with the tasks
+// of each that passed: a group half passed is a task the model does
+// only when it is worded one way.
+func writeGroups(sb *strings.Builder, runs []AgentRun) {
+	var groups []string
+	for _, r := range runs {
+		for _, t := range r.Tasks {
+			if t.Group != "" && !slices.Contains(groups, t.Group) {
+				groups = append(groups, t.Group)
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return
+	}
+	slices.Sort(groups)
+	sb.WriteString("\n## Paraphrase groups\n\nTasks passed of each group of the same request in other words or languages; all: groups passed whole, none: groups failed whole.\n\n")
+	mdTable(sb, []string{"run", "all", "some", "none", "mixed groups"}, 1, func(row func([]string)) {
+		for _, r := range runs {
+			all, some, none := 0, 0, 0
+			var mixed []string
+			for _, g := range groups {
+				n, p := 0, 0
+				var passed []string
+				for _, t := range r.Tasks {
+					if t.Group == g {
+						n++
+						p += b2i(t.Pass)
+						if t.Pass {
+							passed = append(passed, t.Lang)
+						}
+					}
+				}
+				switch {
+				case n == 0:
+				case p == n:
+					all++
+				case p == 0:
+					none++
+				default:
+					some++
+					mixed = append(mixed, fmt.Sprintf("%s %d/%d (%s)", g, p, n, strings.Join(passed, ",")))
+				}
+			}
+			row([]string{r.Label(), fmt.Sprint(all), fmt.Sprint(some), fmt.Sprint(none), strings.Join(mixed, "; ")})
+		}
+	})
 }
 
 // mdTable writes a Markdown table; the first left columns are left-aligned.

@@ -21,7 +21,7 @@ const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--categ
 	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
 	"       bench --curator -m MODEL [--picks N]\n" +
 	"       bench --speed -m MODEL [-m MODEL …] [-t THREADS] [-p 512] [-n 128] [-r 5] [--json] [--compare RESULT.json]\n" +
-	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE|builtin|mcp] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
+	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE|builtin|general|mcp] [--split dev|test] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
 	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
 	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers;\n" +
 	"--speed prints prefill and decode tokens/s and an agent turn's time to the first token (cold and warm prompt cache)."
@@ -51,7 +51,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVarP(&sf.reps, "reps", "r", 5, "--speed: repetitions of each test (min, median and max are shown)")
 	fs.StringVar(&sf.grammarOut, "grammar-out", "", "--speed: write the GBNF of the decode-with-grammar test to FILE (for the peer script)")
 	var af agentBenchFlags
-	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin or mcp (tasks through the reference MCP filesystem server, needs npx)")
+	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin, general (realistic projects in several languages, split into dev and test) or mcp (tasks through the reference MCP filesystem server, needs npx)")
 	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
 	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
@@ -70,6 +70,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&af.byTopic, "tools-by-topic", false, "--agent: offer the file, clock, task and command tools only to requests about them (default: the model's catalog setting)")
 	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
+	fs.StringVar(&af.split, "split", "", "--agent: run only the tasks of this split of the suite: dev (tuned on) or test (reported)")
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
 	if err := parseFlags(fs, args); err != nil {

@@ -42,6 +42,7 @@ type agentBenchFlags struct {
 	rewrite, readAnswer    bool
 	onRepeat, answers      []string
 	tasks                  []string
+	split                  string
 	ctxSize                int
 	mcp                    []string // --mcp: servers attached to every task
 	noPromptCache          bool
@@ -84,6 +85,15 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		suite.AddMCP(s.Name, bench.MCPServer{Command: s.Command, Args: s.Args})
+	}
+	switch f.split {
+	case "", "dev", "test":
+		suite = suite.Only(f.split)
+		if len(suite.Tasks) == 0 {
+			return fmt.Errorf("%w: --split %s: suite %s has no task in that split", errUsage, f.split, suite.Name)
+		}
+	default:
+		return fmt.Errorf("%w: --split: want dev or test, not %q", errUsage, f.split)
 	}
 	if len(f.tasks) > 0 {
 		suite.Tasks = slices.DeleteFunc(suite.Tasks, func(t bench.Task) bool { return !slices.Contains(f.tasks, t.ID) })

@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"testing"
+)
+
+// TestGeneralSuite: every project file of the generalization suite parses
+// on its own, every task is in a split, has a fixture and a category, a
+// paraphrase group stays in one split and one fixture, no check is
+// vacuous; and the whole suite is as large and as multilingual as it
+// claims.
+func TestGeneralSuite(t *testing.T) {
+	entries, err := fs.ReadDir(builtinSuites, "agent/general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Run("file="+e.Name(), func(t *testing.T) {
+			data, err := fs.ReadFile(builtinSuites, path.Join("agent/general", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ParseSuite(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type place struct{ split, fixture string }
+			groups := map[string]place{}
+			for _, task := range s.Tasks {
+				if task.Split == "" || task.Fixture == "" || task.Category == "" {
+					t.Errorf("%s: split %q, fixture %q, category %q: all three are needed", task.ID, task.Split, task.Fixture, task.Category)
+				}
+				if task.Group == "" {
+					continue
+				}
+				p := place{task.Split, task.Fixture}
+				if q, ok := groups[task.Group]; ok && q != p {
+					t.Errorf("%s: group %s is in %v and %v", task.ID, task.Group, q, p)
+				}
+				groups[task.Group] = p
+			}
+			notVacuous(t, s)
+		})
+	}
+	s, err := GeneralSuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Fixtures); n < 4 {
+		t.Errorf("%d fixture projects, want at least 4", n)
+	}
+	if n := len(s.Tasks); n < 150 {
+		t.Errorf("%d tasks, want at least 150", n)
+	}
+	langs := map[string]int{}
+	splits := map[string]int{}
+	members := map[string]int{}
+	for _, task := range s.Tasks {
+		langs[task.Language()]++
+		splits[task.Split]++
+		if task.Group != "" {
+			members[task.Group]++
+		}
+	}
+	if other := len(s.Tasks) - langs["en"]; 4*other < len(s.Tasks) {
+		t.Errorf("%d of %d tasks are not in English, want at least a quarter", other, len(s.Tasks))
+	}
+	for _, l := range []string{"fr", "es", "de", "zh", "ja"} {
+		if langs[l] == 0 {
+			t.Errorf("no task in %s", l)
+		}
+	}
+	if 3*splits["test"] < len(s.Tasks) || 3*splits["dev"] < len(s.Tasks) {
+		t.Errorf("splits %v: each should hold at least a third of the tasks", splits)
+	}
+	var threes []string
+	for g, n := range members {
+		if n >= 3 {
+			threes = append(threes, g)
+		}
+	}
+	if len(threes) < 12 {
+		slices.Sort(threes)
+		t.Errorf("%d paraphrase groups of three or more (%v), want at least 12", len(threes), threes)
+	}
+}
