@@ -82,10 +82,15 @@ type Options struct {
 	// directory a request names (tools.Mentioned over the tools' root).
 	// LookFirst and ReadFirst use it.
 	Mentions func(request string) []tools.Mention
+	// Files, if set, returns the paths of the working directory's files
+	// (tools.Files over the tools' root), at most max, and whether there
+	// are more. Locate uses it.
+	Files func(ctx context.Context, max int) (paths []string, more bool, err error)
 	// LookFirst: in auto mode, the first reply to a request that names a
-	// file or directory (Mentions) must be a call, so that the model
-	// looks before it answers: small models otherwise describe a file
-	// they never read. Like every required reply, the call may open in
+	// file or directory (Mentions), or that needs the files as the model
+	// chooses (see ToolsByTopic), must be a call, so that the model looks
+	// before it answers: small models otherwise describe a file they
+	// never read, or say where a function is defined without searching. Like every required reply, the call may open in
 	// any wrapper the format knows: forced into the template's
 	// <tool_call>, the 0.5B asked for files from line 100.
 	LookFirst bool
@@ -106,36 +111,45 @@ type Options struct {
 	// otherwise calls tools for questions that need none; the 0.5B then
 	// answers some questions about files without reading them.
 	UnknownAsText bool
-	// ToolsByTopic offers a tool that has topics (tools.Tool.Topics) only
-	// once a request of the conversation is about one of them
-	// (tools.About; a file the request names counts as the file topic);
-	// tools without topics are always offered. A request about none is
-	// answered without tools. Shown the task list's tools, the 0.5B calls
-	// update_task to change a file; shown any tool, it calls one for
-	// "What is 12 times 12?".
+	// ToolsByTopic offers a tool that has a topic (tools.Tool.Topic)
+	// only once a request of the conversation needs that topic, as the
+	// model itself chooses among lettered options under a grammar (see
+	// intent.go), in whatever language the request is; a request that
+	// names a file of the working directory needs the files. Tools
+	// without a topic are always offered; a request that needs none is
+	// answered without tools; when no choice can be had, every tool is
+	// offered. Shown the task list's tools, the 0.5B calls update_task to
+	// change a file; shown any tool, it calls one for "What is 12 times
+	// 12?".
 	ToolsByTopic bool
-	// Rewrite: when a request asks to change the one file it names and
-	// ReadFirst has read (a change word such as "change", "add" or
-	// "replace"; a text file of at most 200 lines and 8 KiB), the model
-	// first writes the file's whole new content, in a prompt of its own
-	// without tools, and offgrid makes the lines that differ a
-	// replace_lines or insert_lines call of the model's, which runs like
-	// any other (permission, preview, undo). Small models shown the file
-	// and the tools read it again instead of editing, or edit the wrong
-	// lines; asked for the file, the 0.5B writes it right. A rewrite that
-	// leaves the file as it is, or drops most of its lines unasked, is
-	// not used, and the model goes on as without Rewrite. A request to
-	// make a new file ("Copy notes.txt into backup.txt", "Create data.json
-	// with …") has the model write that file, as one fenced block under a
-	// grammar, which becomes a write_file call of the model's.
+	// Rewrite: when the model chooses (as for ToolsByTopic) that a
+	// request changes files and ReadFirst has read the one file it names
+	// (a text file of at most 200 lines and 8 KiB), the model first
+	// writes the file's whole new content, in a prompt of its own without
+	// tools, and offgrid makes the lines that differ a replace_lines or
+	// insert_lines call of the model's, which runs like any other
+	// (permission, preview, undo). Small models shown the file and the
+	// tools read it again instead of editing, or edit the wrong lines;
+	// asked for the file, the 0.5B writes it right. A rewrite that leaves
+	// the file as it is, or drops most of its lines, is not used, and the
+	// model goes on as without Rewrite. A request to make a new file it
+	// names ("Copy notes.txt into backup.txt", "Create data.json with …")
+	// has the model write that file, as one fenced block under a grammar,
+	// which becomes a write_file call of the model's.
 	Rewrite bool
-	// ReadAnswer: when ReadFirst has read every file a request names
-	// and the request asks for no change, no new file and no other tool
-	// (no change or create word, no other tool's topic), the model
-	// answers from the reads in a prompt without tools (as
-	// AnswerSeparate). The 0.5B, shown the file and the tools, answers
-	// questions about a CSV file with Python code that would read it.
+	// ReadAnswer: when ReadFirst has read every file a request names and
+	// the model chooses (as for ToolsByTopic) that the request needs
+	// information from the files, not a change, the model answers from
+	// the reads in a prompt without tools (as AnswerSeparate). The 0.5B,
+	// shown the file and the tools, answers questions about a CSV file
+	// with Python code that would read it.
 	ReadAnswer bool
+	// Locate: with ReadFirst, a request that the model chooses (as for
+	// ToolsByTopic) needs the files and that names none has the model
+	// choose the file it is about among the project's paths (Files),
+	// under a grammar, and offgrid reads it as if the request had named
+	// it (see locate.go).
+	Locate bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -213,7 +227,7 @@ type Agent struct {
 	defs     []grammar.Tool
 	defsGen  uint64          // the registry generation defs were taken from
 	offered  []grammar.Tool  // the tools the turn offers: defs, or some with ToolsByTopic
-	topical  map[string]bool // with ToolsByTopic, the tools with topics offered so far
+	topics   map[string]bool // with ToolsByTopic, the topics the conversation has needed
 	examples []ToolExample   // the offered tools' examples, with Options.ToolExamples
 	history  []Message
 	records  []ToolRecord
@@ -245,7 +259,7 @@ func New(c *Completer, reg *tools.Registry, policy Policy, prompter permission.P
 		}
 	}
 	a := &Agent{c: c, reg: reg, policy: policy, prompter: prompter, opts: opts, defs: defs, defsGen: gen, warned: map[string]bool{}}
-	a.offer("", false)
+	a.offer()
 	if opts.System != "" {
 		a.history = []Message{{Role: RoleSystem, Content: opts.System}}
 	}
@@ -371,7 +385,13 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst || a.opts.Rewrite) {
 		named = a.opts.Mentions(text)
 	}
-	a.offer(text, len(named) > 0)
+	var in intent // what the request needs; unknown unless an assist asks
+	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate) {
+		in = a.intent(ctx, &turn, text, named, on)
+	}
+	named = append(named, a.locate(ctx, &turn, text, in, named, on)...)
+	a.need(in, named)
+	a.offer()
 	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &turn, repeats, named, on)
 	if err != nil {
 		return turn, err
@@ -380,12 +400,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		return a.stop(&turn, step.Err, on)
 	}
 	look := !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
-		!a.opts.NoGrammar && len(named) > 0 && len(a.offered) > 0
-	pending, err := a.rewrite(ctx, &turn, text, named, on) // the first reply's calls
+		!a.opts.NoGrammar && (len(named) > 0 || in.topic == tools.TopicFiles) && len(a.offered) > 0
+	pending, err := a.rewrite(ctx, &turn, text, in, named, on) // the first reply's calls
 	if err != nil {
 		return a.failed(ctx, &turn, Completion{}, err, on)
 	}
-	if read && len(pending) == 0 && a.opts.ReadAnswer && a.onlyReads(text, turn.Calls) {
+	if read && len(pending) == 0 && a.opts.ReadAnswer && onlyReads(in, turn.Calls) {
 		return a.answerSeparately(ctx, a.budget.turn, &turn, on)
 	}
 	called := false // the model has made a call this turn
@@ -430,7 +450,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		if len(comp.Calls) == 0 {
 			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
-			turn.Content = comp.Content
+			turn.Content = grounded(failureNote(turn.Calls), comp.Content)
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
@@ -615,26 +635,19 @@ func (a *Agent) refreshTools(on func(Event)) {
 		return
 	}
 	a.defs, a.defsGen = defs, gen
-	a.offer("", false)
+	a.offer()
 }
 
-// offer sets the tools the next replies are offered (see
-// Options.ToolsByTopic), taking request, which names a file if names
-// is set, as a request of the conversation.
-func (a *Agent) offer(request string, names bool) {
+// offer sets the tools the next replies are offered: every tool, or with
+// Options.ToolsByTopic the tools without a topic and those of the topics
+// the conversation has needed (a.topics); with ToolChoice Required, every
+// tool when that leaves none.
+func (a *Agent) offer() {
 	a.offered = a.defs
 	if a.opts.ToolsByTopic {
-		if a.topical == nil {
-			a.topical = map[string]bool{}
-		}
 		hidden := map[string]bool{}
 		for _, t := range a.reg.Tools() {
-			if len(t.Topics) == 0 || a.topical[t.Name] {
-				continue
-			}
-			if tools.About(request, t.Topics) || names && slices.Contains(t.Topics, tools.FileTopic) {
-				a.topical[t.Name] = true
-			} else {
+			if t.Topic != "" && !a.topics[t.Topic] {
 				hidden[t.Name] = true
 			}
 		}
@@ -649,6 +662,20 @@ func (a *Agent) offer(request string, names bool) {
 	}
 }
 
+// need adds the topics a request needs to the conversation's: the one
+// the model chose (every topic when it could not choose: the gate fails
+// open), and the files when the request names one.
+func (a *Agent) need(in intent, named []tools.Mention) {
+	if a.topics == nil {
+		a.topics = map[string]bool{}
+	}
+	for _, t := range a.reg.Tools() {
+		if t.Topic != "" && (!in.known || t.Topic == in.topic || t.Topic == tools.TopicFiles && len(named) > 0) {
+			a.topics[t.Topic] = true
+		}
+	}
+}
+
 // complete generates one reply of the turn with the agent's sampling and
 // reports its trace, warnings and counters.
 func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req CompletionRequest) (Completion, error) {
@@ -656,7 +683,14 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	if req.MaxTokens == 0 { // the budget may have lowered it
 		req.MaxTokens = a.opts.MaxTokens
 	}
-	req.Stream = func(s string) { on(Event{Type: EventToken, Text: s}) }
+	switch {
+	case req.Stream != nil:
+	case failureNote(turn.Calls) != "":
+		// The answer is shown once grounded (see grounded).
+		req.Stream = func(string) {}
+	default:
+		req.Stream = func(s string) { on(Event{Type: EventToken, Text: s}) }
+	}
 	comp, err := a.c.Complete(ctx, req)
 	if a.opts.Trace != nil {
 		a.opts.Trace(comp)
@@ -693,16 +727,24 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // text, and the user's request followed by the calls the turn made and
 // what they returned. No tools are offered, so the reply is all text (it
 // may hold code and JSON) and needs no grammar.
+//
+// When a call the answer needs failed (failureNote), the answer begins
+// with offgrid's account of it, which the model continues; that answer is
+// shown whole once checked (see groundedContinuation), not streamed.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
-	comp, err := a.complete(ctx, turn, on, CompletionRequest{
+	req := CompletionRequest{
 		Messages: a.answerPrompt(start, turn.Calls),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
-	})
+	}
+	note := failureNote(turn.Calls)
+	req.Prefix = note
+	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)
 	}
-	a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content})
-	turn.Content = comp.Content
+	content := grounded(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)))
+	a.history = append(a.history, Message{Role: RoleAssistant, Content: content})
+	turn.Content = content
 	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 	return *turn, nil
 }
@@ -755,7 +797,9 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 			fence := codeFence(out)
 			fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
 		}
-		if len(denied) == 0 {
+		if failureNote(calls) != "" && len(denied) == 0 {
+			b.WriteString("\n\nA call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned.")
+		} else if len(denied) == 0 {
 			// The wording measured best on answers (see the README); its
 			// last sentence stays so that the prompt is as measured.
 			b.WriteString("\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.")

@@ -34,6 +34,9 @@ type CompletionRequest struct {
 	// Block constrains the reply to one fenced block (grammar.FencedBlock),
 	// with no tools offered: a file Options.Rewrite has the model write.
 	Block bool
+	// Choices, with no tools offered, constrains the reply to one of
+	// them (grammar.OneOf).
+	Choices []string
 	// Exclude names tools the grammar does not admit in this reply; they
 	// stay in the prompt, so the KV cache is kept.
 	Exclude []string
@@ -54,7 +57,16 @@ type CompletionRequest struct {
 	ToolPrompt string
 	// Examples, shown in the system message when tools are offered, are
 	// requests and the first call that serves each.
-	Examples  []ToolExample
+	Examples []ToolExample
+	// Prefix, with no tools offered, is the start of the reply, written
+	// by offgrid: the model continues it, and the reply's Content and Raw
+	// begin with it.
+	Prefix string
+	// Fixed, if positive, is how many leading messages are the same in
+	// every request of its kind (as Choices' instructions and examples
+	// are), so that their KV state is cached as the system messages'
+	// is; by default the system messages alone are.
+	Fixed     int
 	Sampling  inference.Sampling
 	MaxTokens int
 	// Stream receives the visible text as it is generated, markup
@@ -151,7 +163,15 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 		return p, fmt.Errorf("agent: tool choice required with no tools")
 	}
 	p.tools = tools
-	if req.Block {
+	if req.Prefix != "" && len(tools) > 0 {
+		return p, fmt.Errorf("agent: a reply prefix with tools offered")
+	}
+	if len(req.Choices) > 0 {
+		if len(tools) > 0 {
+			return p, fmt.Errorf("agent: choices with tools offered")
+		}
+		p.grammar = grammar.OneOf(req.Choices)
+	} else if req.Block {
 		p.grammar = grammar.FencedBlock()
 	} else if req.TextOnly {
 		p.grammar = grammar.TextOnly()
@@ -197,7 +217,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 	if c.tmpl.tmpl != nil {
 		text, err := c.tmpl.render(msgs, nativeTools, true)
 		if err == nil {
-			p.text = text
+			p.text = text + req.Prefix
 			return p, nil
 		}
 		p.warnings = append(p.warnings, fmt.Sprintf("%v; using the %s layout", err, c.tmpl.family))
@@ -208,7 +228,7 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 			msgs = flatten(given, p.format, instructions)
 		}
 	}
-	p.text = c.tmpl.layout(msgs, true)
+	p.text = c.tmpl.layout(msgs, true) + req.Prefix
 	return p, nil
 }
 
@@ -234,6 +254,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	vis := newVisibleStream(p.format, req.Stream)
 	// With no tools offered the reply is all text, whatever it looks like.
 	vis.plain = len(p.tools) == 0
+	vis.write(req.Prefix)
 	// In auto mode the lazy grammar starts at the template's marker. A
 	// model that opens its call another way (a fence, a bare object) is
 	// stopped there; the reply is cut back to the opening and continued
@@ -270,6 +291,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 			res, genErr = c.continueCall(ctx, req, p, ir, vis, *opened, res)
 		}
 	}
+	res.Text = req.Prefix + res.Text
 	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
 	if vis.plain {
 		out.Content = strings.TrimSpace(res.Text)
@@ -288,13 +310,14 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 }
 
 // fixedHead returns the tokens every prompt of req's conversation
-// starts with: what the prompts for two different first user messages
-// after req's system messages share (the system prompt and the tools, as
-// the template lays them out once a message follows).
+// starts with: what the prompts for two different user messages after
+// req's fixed messages share (the system prompt and the tools, as the
+// template lays them out once a message follows; see
+// CompletionRequest.Fixed).
 func (c *Completer) fixedHead(req CompletionRequest) ([]inference.Token, error) {
 	var system []Message
-	for _, m := range req.Messages {
-		if m.Role != RoleSystem {
+	for i, m := range req.Messages {
+		if req.Fixed > 0 && i == req.Fixed || req.Fixed <= 0 && m.Role != RoleSystem {
 			break
 		}
 		system = append(system, m)

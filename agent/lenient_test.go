@@ -158,6 +158,10 @@ func TestAgentResultStyles(t *testing.T) {
 	}
 }
 
+// deniedNote is how offgrid's answer begins when write_note was denied
+// (see grounded.go).
+const deniedNote = "`write_note` was not run: permission was denied."
+
 // TestAgentRepeatAnswer: with OnRepeat answer, a call identical to one
 // that succeeded is not run; the reply is generated again under a
 // text-only grammar.
@@ -181,7 +185,7 @@ func TestAgentRepeatAnswer(t *testing.T) {
 	w := hermes(call("write_note", `{"text":"x"}`))
 	h = newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnswer}, permission.Config{}, nil, w, w, "I may not write it.")
 	turn = h.send("Write x.")
-	if turn.Content != "I may not write it." || len(turn.Calls) != 1 || !turn.Calls[0].Denied {
+	if turn.Content != deniedNote+"\n\nI may not write it." || len(turn.Calls) != 1 || !turn.Calls[0].Denied {
 		t.Fatalf("turn %+v", turn)
 	}
 	if _, err := ParseRepeatPolicy("loop"); err == nil {
@@ -333,7 +337,7 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 	// Denied: the model is offered the tools again.
 	h = newHarness(t, hermesInfo, opts, permission.Config{}, nil, w, "I may not write it.")
 	turn = h.send("Write x.")
-	if turn.Content != "I may not write it." || !turn.Calls[0].Denied || !strings.Contains(h.eng.prompts[1], "<tools>") {
+	if turn.Content != deniedNote+"\n\nI may not write it." || !turn.Calls[0].Denied || !strings.Contains(h.eng.prompts[1], "<tools>") {
 		t.Fatalf("turn %+v\n%s", turn, h.eng.prompts[1])
 	}
 	// Inline: the answer is made under a text-only grammar.

@@ -32,7 +32,10 @@ func TestAgentReadFirst(t *testing.T) {
 		{"denied", "What does notes.txt say?", permission.Config{AllowAll: true, Deny: []string{"read_file"}},
 			[]string{"Reading the file notes.txt failed: "}, []string{"Buy milk"}, 1},
 		{"directory", "What is in ./docs?", permission.Config{AllowAll: true}, nil, []string{"holds:"}, 0},
-		{"missing", "What does missing.txt say?", permission.Config{AllowAll: true}, nil, []string{"holds:", "failed"}, 0},
+		{"missing", "What does missing.txt say?", permission.Config{AllowAll: true},
+			[]string{"Reading the file missing.txt failed: not_found"}, []string{"holds:"}, 1}, // read, so that the failure is known
+		{"outside", "What does /etc/hosts say?", permission.Config{AllowAll: true},
+			[]string{"Reading the file /etc/hosts failed: permission_denied"}, []string{"holds:"}, 1},
 		{"no tools", "What does notes.txt say?", permission.Config{AllowAll: true}, nil, []string{"holds:", "Buy milk"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,22 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
-)
-
-// changeWords are the words of a request to change a file (see
-// Options.Rewrite), removeWords those of one that may take lines out,
-// createWords those of one to make a new file.
-var (
-	changeWords = []string{"change", "replace", "edit", "update", "modify", "set", "fix", "correct", "add", "insert",
-		"append", "prepend", "remove", "delete", "rename", "mark", "put"}
-	removeWords = []string{"remove", "delete", "drop", "clear", "empty", "replace", "rewrite"}
-	createWords = []string{"copy", "write", "create", "save", "put", "store", "duplicate"}
 )
 
 // numberedLine is a line as read_file numbers it.
@@ -43,15 +34,15 @@ const (
 // the request is neither, the file does not qualify, the tools are not
 // offered, or the model's content is unreadable, the file unchanged or,
 // for a change that takes nothing out, shorter by more than half.
-func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) ([]grammar.Call, error) {
-	if !a.opts.Rewrite {
+func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in intent, named []tools.Mention, on func(Event)) ([]grammar.Call, error) {
+	if !a.opts.Rewrite || !in.change {
 		return nil, nil
 	}
 	var rec *ToolRecord
 	for i := range turn.Calls {
 		r := &turn.Calls[i]
-		if !r.ByAgent || r.Name != readFileTool {
-			continue
+		if !r.ByAgent || r.Name != readFileTool || !r.OK() {
+			continue // a file that could not be read is not rewritten
 		}
 		if rec != nil {
 			return nil, nil // more than one file
@@ -61,20 +52,19 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 	if a.opts.ToolChoice == grammar.None {
 		return nil, nil
 	}
-	names := tools.FileNames(request)
-	var fresh []string // names of files the request names that do not exist
-	for _, n := range names {
-		if !slices.ContainsFunc(named, func(m tools.Mention) bool { return m.Path == n }) {
-			fresh = append(fresh, n)
-		}
+	fresh := newFiles(named) // files the request names that do not exist
+	create := len(fresh) > 0 && a.offers("write_file")
+	var newFile string // the file to create, if any
+	if create {
+		newFile = a.chooseFile(ctx, turn, request, fresh, on)
+		create = newFile != ""
 	}
-	create := len(fresh) == 1 && tools.About(request, createWords) && a.offers("write_file")
 	var prompt, source, target string // source: the file read, if any
 	var old []string                  // its lines
 	switch {
-	case rec == nil && len(names) == 1 && create:
+	case rec == nil && create:
 		// A new file from the request alone.
-		target = fresh[0]
+		target = newFile
 		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
 		return nil, nil
@@ -91,9 +81,9 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 		what := ""
 		switch {
 		case create:
-			target = fresh[0]
+			target = newFile
 			what = "the whole content of the new file " + target
-		case len(fresh) == 0 && tools.About(request, changeWords) && a.offers("replace_lines") && a.offers("insert_lines"):
+		case len(fresh) == 0 && a.offers("replace_lines") && a.offers("insert_lines"):
 			target = source
 			what = "the whole new content of " + target
 		default:
@@ -143,7 +133,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 		}{target, strings.Join(updated, "\n") + "\n"})
 		return []grammar.Call{{Name: "write_file", Arguments: content}}, nil
 	}
-	if 2*len(updated) < len(old) && !tools.About(request, removeWords) {
+	if 2*len(updated) < len(old) {
 		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
 		return nil, nil
 	}
@@ -154,21 +144,15 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, named [
 	return []grammar.Call{call}, nil
 }
 
-// onlyReads reports whether request, whose files offgrid has read
-// (calls, all successful reads by the agent), needs nothing more: it
-// asks for no change and no new file, and is about no topic of a tool
-// but the file tools' (Options.ReadAnswer).
-func (a *Agent) onlyReads(request string, calls []ToolRecord) bool {
-	if len(calls) == 0 || tools.About(request, changeWords) || tools.About(request, createWords) {
+// onlyReads reports whether a request that needs information from the
+// files (in) asked for nothing but the reads offgrid made, all of which
+// succeeded.
+func onlyReads(in intent, calls []ToolRecord) bool {
+	if !in.known || in.change || in.topic != tools.TopicFiles || len(calls) == 0 {
 		return false
 	}
 	for _, c := range calls {
 		if !c.ByAgent || !c.OK() {
-			return false
-		}
-	}
-	for _, t := range a.reg.Tools() {
-		if len(t.Topics) > 0 && !slices.Contains(t.Topics, tools.FileTopic) && tools.About(request, t.Topics) {
 			return false
 		}
 	}
@@ -232,4 +216,45 @@ func lineEdit(path string, old, updated []string) (grammar.Call, bool) {
 		NewContent string `json:"new_content"`
 	}{path, head + 1, len(old) - tail, strings.Join(added, "\n")})
 	return grammar.Call{Name: "replace_lines", Arguments: args}, true
+}
+
+// newFiles returns the files named that do not exist and may be made in
+// the working directory: not paths outside it, not folders ("bin/").
+func newFiles(named []tools.Mention) []string {
+	var out []string
+	for _, m := range named {
+		p := m.Path
+		if m.Missing && !filepath.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.HasSuffix(p, "/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// chooseFile returns the one of names, files that do not exist yet, that
+// request asks to create: the only one, or the model's choice under a
+// grammar ("" when it cannot be had). "Add a .gitignore that ignores
+// coverage.out" names two.
+func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, names []string, on func(Event)) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	if a.opts.NoGrammar {
+		return ""
+	}
+	comp, err := a.complete(ctx, turn, on, CompletionRequest{
+		Messages: []Message{
+			{Role: RoleSystem, Content: "Reply with the name of the one file that the user's request asks to create or write: " + strings.Join(names, ", ") + "."},
+			{Role: RoleUser, Content: request},
+		},
+		Format:     a.opts.Format,
+		ToolChoice: grammar.None,
+		Choices:    names,
+		MaxTokens:  64,
+		Stream:     func(string) {},
+	})
+	if name := strings.TrimSpace(comp.Content); err == nil && slices.Contains(names, name) {
+		return name
+	}
+	return ""
 }

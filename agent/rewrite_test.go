@@ -65,26 +65,26 @@ func TestAgentRewrite(t *testing.T) {
 		noGrammar     bool
 	}{
 		{"changed", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\n1: Buy oat milk\n2: Call Bob\n3: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true, false},
+			[]string{"change", "```\n1: Buy oat milk\n2: Call Bob\n3: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 3, true, false},
 		{"changed, no numbers", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy oat milk\nCall Bob\nShip it\n\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 2, true, false},
+			[]string{"change", "```\nBuy oat milk\nCall Bob\nShip it\n\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 3, true, false},
 		{"numbered in part", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\n1: Buy oat milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true, false},
+			[]string{"change", "```\n1: Buy oat milk\nCall Bob\nShip it\n```", "I could not."}, notes, 3, true, false},
 		{"appended", "Add the line 'Rest' at the end of notes.txt.",
-			[]string{"```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 2, true, false},
+			[]string{"change", "```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 3, true, false},
 		{"unchanged", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 2, true, false},
+			[]string{"change", "```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 3, true, false},
 		{"lines dropped unasked", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"```\nBuy oat milk\n```", "I could not."}, notes, 2, true, false},
+			[]string{"change", "```\nBuy oat milk\n```", "I could not."}, notes, 3, true, false},
 		{"no block (without the grammar)", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
-			[]string{"Sure, I changed it.", "I could not."}, notes, 2, true, true},
+			[]string{"change", "Sure, I changed it.", "I could not."}, notes, 3, true, true},
 		{"copied", "Copy notes.txt into a new file backup.txt.",
-			[]string{"```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 2, true, false},
+			[]string{"change", "```\n1: Buy milk\n2: Call Bob\n3: Ship it\n```", "Done."}, notes, 3, true, false},
 		{"created", "Create a file data.json with the content {\"ok\": true}",
-			[]string{"```json\n{\"ok\": true}\n```", "Done."}, notes, 2, true, false},
+			[]string{"change", "```json\n{\"ok\": true}\n```", "Done."}, notes, 3, true, false},
 		{"created, numbered as asked", "Create steps.txt with the lines 1: install and 2: run",
-			[]string{"```\n1: install\n2: run\n```", "Done."}, notes, 2, true, false},
-		{"a question", "What does notes.txt say?", []string{"Buy milk, call Bob, ship it."}, notes, 1, false, false},
+			[]string{"change", "```\n1: install\n2: run\n```", "Done."}, notes, 3, true, false},
+		{"a question", "What does notes.txt say?", []string{"read", "Buy milk, call Bob, ship it."}, notes, 2, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -125,8 +125,9 @@ func TestAgentRewrite(t *testing.T) {
 					t.Errorf("backup.txt = %q, %v; want %q", b, err, notes)
 				}
 			}
-			if got := strings.Contains(eng.prompts[0], "Reply with the whole"); got != tc.rewrite {
-				t.Errorf("first prompt a rewrite: %v, want %v:\n%s", got, tc.rewrite, eng.prompts[0])
+			// The first prompt is the choice of what the request needs.
+			if got := strings.Contains(eng.prompts[1], "Reply with the whole"); got != tc.rewrite {
+				t.Errorf("second prompt a rewrite: %v, want %v:\n%s", got, tc.rewrite, eng.prompts[1])
 			}
 		})
 	}
@@ -135,14 +136,15 @@ func TestAgentRewrite(t *testing.T) {
 func TestAgentReadAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		request  string
-		separate bool // answered in a prompt without tools
+		choice   string // what the model chose the request needs
+		separate bool   // answered in a prompt without tools
 	}{
-		{"How old is bob according to people.csv?", true},
-		{"What do notes.txt and people.csv say?", true},
-		{"Change line 1 of notes.txt to 'x'.", false},            // a change
-		{"Copy notes.txt into backup.txt.", false},               // a new file
-		{"What time is it, and what does notes.txt say?", false}, // the clock too
-		{"What does missing.txt say?", false},                    // nothing read
+		{"How old is bob according to people.csv?", "read", true},
+		{"¿Qué dicen notes.txt y people.csv?", "read", true},
+		{"Change line 1 of notes.txt to 'x'.", "change", false},           // a change
+		{"Copy notes.txt into backup.txt.", "change", false},              // a new file
+		{"What time is it, and what does notes.txt say?", "clock", false}, // the clock
+		{"What does missing.txt say?", "read", false},                     // the read failed
 	} {
 		t.Run(tc.request, func(t *testing.T) {
 			dir := t.TempDir()
@@ -152,7 +154,7 @@ func TestAgentReadAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng := &fakeEngine{t: t, replies: []string{"Answer."}}
+			eng := &fakeEngine{t: t, replies: []string{tc.choice, "Answer."}}
 			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
 				ReadFirst: true, ReadAnswer: true, Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
 			if err != nil {
@@ -162,9 +164,9 @@ func TestAgentReadAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			separate := strings.Contains(eng.prompts[0], "Answer the user's question from these results") && !strings.Contains(eng.prompts[0], "<tools>")
-			if separate != tc.separate || turn.Content != "Answer." {
-				t.Errorf("answered without tools: %v, want %v; answer %q; prompt:\n%s", separate, tc.separate, turn.Content, eng.prompts[0])
+			separate := strings.Contains(eng.prompts[1], "Answer the user's question from these results") && !strings.Contains(eng.prompts[1], "<tools>")
+			if separate != tc.separate || !strings.HasSuffix(turn.Content, "Answer.") {
+				t.Errorf("answered without tools: %v, want %v; answer %q; prompt:\n%s", separate, tc.separate, turn.Content, eng.prompts[1])
 			}
 		})
 	}

@@ -18,8 +18,8 @@ func (a *Agent) Reset() {
 	}
 	a.records = nil
 	a.reg.Forget()
-	a.topical = nil
-	a.offer("", false)
+	a.topics = nil
+	a.offer()
 }
 
 // SetHistory replaces the conversation, e.g. with one saved earlier or
@@ -47,23 +47,19 @@ func (a *Agent) SetHistory(msgs []Message) error {
 	}
 	a.history = append([]Message(nil), msgs...)
 	a.records = nil
-	// The tools the conversation called or asked about stay offered.
-	a.topical = nil
-	var asked []string
+	// The topics of the tools the conversation called stay offered.
+	a.topics = nil
 	for _, m := range msgs {
-		switch m.Role {
-		case RoleUser:
-			asked = append(asked, m.Content)
-		case RoleAssistant:
-			for _, c := range m.ToolCalls {
-				if a.topical == nil {
-					a.topical = map[string]bool{}
+		for _, c := range m.ToolCalls {
+			if t, ok := a.reg.Lookup(c.Name); ok && t.Topic != "" {
+				if a.topics == nil {
+					a.topics = map[string]bool{}
 				}
-				a.topical[c.Name] = true
+				a.topics[t.Topic] = true
 			}
 		}
 	}
-	a.offer(strings.Join(asked, "\n"), false)
+	a.offer()
 	return nil
 }
 

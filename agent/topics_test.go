@@ -36,7 +36,9 @@ func TestAgentToolsByTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"ls", "read_file", "replace_lines", "get_current_time", "add_task", "update_task", "bash", "lookup_word"}
-	eng := &fakeEngine{t: t, replies: []string{"144", "2026", "Done.", "2026", "Done."}}
+	// Each turn: the model's choice of what the request needs, then its
+	// answer.
+	eng := &fakeEngine{t: t, replies: []string{"none", "144", "clock", "2026", "change", "Done.", "tasks", "Done.", "!nogrammarwhat?", "Done."}}
 	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
 	if err != nil {
 		t.Fatal(err)
@@ -45,12 +47,14 @@ func TestAgentToolsByTopic(t *testing.T) {
 		request string
 		want    string
 	}{
-		{"What is 12 times 12?", "lookup_word"},
-		{"What year is it?", "get_current_time,lookup_word"},
-		// The clock stays offered; quoted text asks for nothing.
+		{"Wie viel ist 12 mal 12?", "lookup_word"},
+		{"今年は何年？", "get_current_time,lookup_word"},
+		// The clock stays offered.
 		{"In notes.txt, change 'add a task' to 'Buy oat milk'.", "ls,read_file,replace_lines,get_current_time,lookup_word"},
 		{"reset", ""},
-		{"Add a task: ship it.", "add_task,update_task,lookup_word"},
+		{"Ajoute une tâche : livrer.", "add_task,update_task,lookup_word"},
+		// No choice could be read: every tool (the gate fails open).
+		{"Hmm.", "ls,read_file,replace_lines,get_current_time,add_task,update_task,bash,lookup_word"},
 	} {
 		if tc.request == "reset" {
 			a.Reset()
@@ -63,9 +67,13 @@ func TestAgentToolsByTopic(t *testing.T) {
 		if got := strings.Join(offeredIn(prompt, names...), ","); got != tc.want {
 			t.Errorf("turn %d %q: offered %s, want %s", i, tc.request, got, tc.want)
 		}
+		choice := eng.prompts[len(eng.prompts)-2]
+		if !strings.Contains(choice, tc.request) || strings.Contains(choice, `"name"`) {
+			t.Errorf("turn %d: the choice's prompt does not hold the request alone, without tools:\n%s", i, choice)
+		}
 	}
 
-	// A loaded conversation keeps the tools it called.
+	// A loaded conversation keeps the topics of the tools it called.
 	b, err := New(NewCompleter(&fakeEngine{t: t, replies: []string{"Done."}}, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +86,8 @@ func TestAgentToolsByTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolNames(b.offered); got != "add_task,lookup_word" {
-		t.Errorf("after SetHistory: offered %s, want add_task,lookup_word", got)
+	if got := toolNames(b.offered); got != "add_task,list_tasks,update_task,lookup_word" {
+		t.Errorf("after SetHistory: offered %s, want the task tools and lookup_word", got)
 	}
 
 	// With tool choice required, a request about no tool's topics offers
@@ -88,7 +96,7 @@ func TestAgentToolsByTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(NewCompleter(&fakeEngine{t: t, replies: []string{hermes(grammar.Call{Name: "get_current_time", Arguments: []byte(`{}`)}), "x"}}, hermesInfo),
+	c, err := New(NewCompleter(&fakeEngine{t: t, replies: []string{"none", hermes(grammar.Call{Name: "get_current_time", Arguments: []byte(`{}`)}), "x"}}, hermesInfo),
 		only, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true, ToolChoice: grammar.Required, Limits: Limits{MaxIterations: 1}})
 	if err != nil {
 		t.Fatal(err)

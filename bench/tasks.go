@@ -139,6 +139,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 		return fail(err)
 	}
 	opts.Mentions = func(request string) []tools.Mention { return tools.Mentioned(dir, request) }
+	opts.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
 	ag, err := agent.New(cp, reg, pol, nil, opts)
 	if err != nil {
 		return fail(err)

@@ -306,6 +306,16 @@ text ::= [^` + "`" + `\n\x00] [^\n\x00]*
 `}
 }
 
+// OneOf returns a grammar for a reply that is exactly one of choices,
+// e.g. the letter of an option.
+func OneOf(choices []string) *ToolGrammar {
+	alts := make([]string, len(choices))
+	for i, c := range choices {
+		alts[i] = lit(c)
+	}
+	return &ToolGrammar{Root: "root", GBNF: "root ::= " + strings.Join(alts, " | ") + "\n"}
+}
+
 // MoreText returns a grammar for the rest of an answer in text that has
 // begun: like TextOnly, but it may be empty and start with anything else.
 func MoreText() *ToolGrammar {

@@ -60,6 +60,9 @@ type AgentDefaults struct {
 	// ReadAnswer has a question about the files read first answered
 	// without tools (agent.Options.ReadAnswer).
 	ReadAnswer bool
+	// Locate has a request about the files that names none read the file
+	// the model chooses first (agent.Options.Locate).
+	Locate bool
 	// Temperature, when set, is the sampling temperature (the benchmark's
 	// numbers are greedy, 0).
 	Temperature *float32 `json:",omitempty"`

@@ -109,8 +109,8 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		},
 		func() error { return Register(r, "grep_search", grepDescription, Medium, confined(sb, fs.grep)) },
 		func() error {
-			return Register(r, "get_current_time", "Get the local date and time (ISO 8601, with the time zone offset).", Safe,
-				func(ctx context.Context, _ struct{}) (string, error) { return c.now().Format(time.RFC3339), nil })
+			return Register(r, "get_current_time", "Get the local date and time: the weekday, date, time and time zone, and the same in ISO 8601.", Safe,
+				func(ctx context.Context, _ struct{}) (string, error) { return clockText(c.now()), nil })
 		},
 		func() error {
 			return Register(r, "get_working_directory", "Get the absolute path of the working directory.", Safe,
@@ -130,33 +130,30 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 			t.Examples = ex
 		}
 	}
-	for name, topics := range builtinTopics() {
+	for name, topic := range builtinTopics() {
 		if t, ok := r.Lookup(name); ok {
-			t.Topics = topics
+			t.Topic = topic
 		}
 	}
 	return r, nil
 }
 
-// builtinTopics returns the built-in tools' topics (see [Tool.Topics]):
-// the words of requests about files, the clock, the task list and
-// commands. They are everyday words, not those of the agent suite.
-func builtinTopics() map[string][]string {
-	files := []string{FileTopic, "files", "folder", "folders", "directory", "directories", "dir", "subfolder", "subfolders",
-		"line", "lines", "path", "paths", "contents", "content", "text", "readme", "code", "source", "project", "repo", "repository",
-		"here", "read", "write", "create", "save", "open", "show", "print", "list", "ls", "cat", "find", "search", "grep",
-		"edit", "change", "replace", "insert", "append", "delete", "remove", "copy", "rename", "move", "fix", "cwd", "pwd"}
-	clock := []string{"time", "date", "clock", "today", "tomorrow", "yesterday", "year", "month", "week", "day",
-		"hour", "minute", "weekday", "timezone", "time zone"}
-	tasks := []string{"task", "tasks", "to do list", "reminder", "reminders", "remind"}
-	commands := []string{"run", "command", "commands", "shell", "bash", "terminal", "execute", "script", "build", "compile",
-		"test", "tests", "install", "make", "git", "process", "program"}
-	return map[string][]string{
-		"ls": files, "read_file": files, "write_file": files, "replace_lines": files, "insert_lines": files,
-		"grep_search": files, "get_working_directory": files,
-		"get_current_time": clock,
-		"add_task":         tasks, "list_tasks": tasks, "update_task": tasks,
-		"bash": commands,
+// clockText is get_current_time's result: the time in words a small
+// model can repeat without working out a weekday, then ISO 8601.
+func clockText(t time.Time) string {
+	zone, _ := t.Zone()
+	return fmt.Sprintf("%s, %d %s %d, %s %s (UTC%s)\nISO 8601: %s",
+		t.Weekday(), t.Day(), t.Month(), t.Year(), t.Format("15:04:05"), zone, t.Format("-07:00"), t.Format(time.RFC3339))
+}
+
+// builtinTopics returns the built-in tools' topics (see [Tool.Topic]).
+func builtinTopics() map[string]string {
+	return map[string]string{
+		"ls": TopicFiles, "read_file": TopicFiles, "write_file": TopicFiles, "replace_lines": TopicFiles,
+		"insert_lines": TopicFiles, "grep_search": TopicFiles, "get_working_directory": TopicFiles,
+		"get_current_time": TopicClock,
+		"add_task":         TopicTasks, "list_tasks": TopicTasks, "update_task": TopicTasks,
+		"bash": TopicCommands,
 	}
 }
 

@@ -74,18 +74,6 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	}
 	baseOnly := !strings.Contains(filter, "/")
 
-	var notes []string
-	ignore := func(rel string, domain []string) []gitignore.Pattern {
-		ps, err := f.readIgnore(rel, domain)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("ignored %s: %v", filepath.ToSlash(rel), err))
-		}
-		return ps
-	}
-	var patterns []gitignore.Pattern
-	if !a.IgnoreGitignore {
-		patterns = append(patterns, ignore(filepath.Join(".git", "info", "exclude"), nil)...)
-	}
 	type match struct {
 		file string
 		line int
@@ -94,51 +82,13 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	var matches []match
 	files, limited := 0, false
 	errStop := errors.New("stop")
-	walkErr := fs.WalkDir(sandboxFS{f.sb}, ".", func(rel string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			if rel == "." {
-				return f.sb.pathError(rel, err)
-			}
-			return nil // unreadable entry: skip it
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if rel == "." {
-				if !a.IgnoreGitignore {
-					patterns = append(patterns, ignore(".gitignore", nil)...)
-				}
-				return nil
-			}
-			if vcsDirs[name] || !a.IncludeHidden && strings.HasPrefix(name, ".") {
-				return fs.SkipDir
-			}
-			parts := strings.Split(rel, "/")
-			if !a.IgnoreGitignore {
-				if gitignore.NewMatcher(patterns).Match(parts, true) {
-					return fs.SkipDir
-				}
-				patterns = append(patterns, ignore(path.Join(rel, ".gitignore"), parts)...)
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil // links, devices, sockets
-		}
-		if !a.IncludeHidden && strings.HasPrefix(name, ".") {
-			return nil
-		}
-		if !a.IgnoreGitignore && gitignore.NewMatcher(patterns).Match(strings.Split(rel, "/"), false) {
-			return nil
-		}
+	notes, walkErr := f.walkFiles(ctx, a.IncludeHidden, a.IgnoreGitignore, func(rel string) (string, error) {
 		target := rel
 		if baseOnly {
 			target = path.Base(rel)
 		}
 		if ok, _ := doublestar.Match(filter, target); !ok {
-			return nil
+			return "", nil
 		}
 		files++
 		stop, err := f.grepFile(ctx, rel, re, func(line int, text string) bool {
@@ -149,19 +99,16 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 			matches = append(matches, match{rel, line, text})
 			return true
 		})
-		if errors.Is(err, errTooLarge) {
-			notes = append(notes, fmt.Sprintf("skipped %s: %v", rel, err))
-		}
-		if errors.Is(err, ErrHardLinked) {
-			notes = append(notes, fmt.Sprintf("skipped %s: it has more than one hard link", rel))
-		}
-		if err != nil {
-			return nil // unreadable file: skip it
-		}
 		if stop {
-			return errStop
+			return "", errStop
 		}
-		return nil
+		switch {
+		case errors.Is(err, errTooLarge):
+			return fmt.Sprintf("skipped %s: %v", rel, err), nil
+		case errors.Is(err, ErrHardLinked):
+			return fmt.Sprintf("skipped %s: it has more than one hard link", rel), nil
+		}
+		return "", nil // an unreadable file is skipped
 	})
 	if walkErr != nil && !errors.Is(walkErr, errStop) {
 		return "", walkErr
@@ -197,6 +144,73 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		fmt.Fprintf(&b, "[stopped at %d matching lines; narrow the pattern or file_filter to see the rest]\n", maxGrepResults)
 	}
 	return finish(), nil
+}
+
+// walkFiles calls fn with the path (relative to the root, slash
+// separated) of each regular file of the tree, in lexical order: not in
+// version-control folders, not named with a leading dot unless hidden,
+// and not excluded by .gitignore files (and .git/info/exclude) unless
+// all. A note fn returns, and one for each ignore file that could not
+// be read, is returned; an error from fn other than nil ends the walk.
+func (f *fileTools) walkFiles(ctx context.Context, hidden, all bool, fn func(rel string) (note string, err error)) ([]string, error) {
+	var notes []string
+	ignore := func(rel string, domain []string) []gitignore.Pattern {
+		ps, err := f.readIgnore(rel, domain)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("ignored %s: %v", filepath.ToSlash(rel), err))
+		}
+		return ps
+	}
+	var patterns []gitignore.Pattern
+	if !all {
+		patterns = append(patterns, ignore(filepath.Join(".git", "info", "exclude"), nil)...)
+	}
+	err := fs.WalkDir(sandboxFS{f.sb}, ".", func(rel string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if rel == "." {
+				return f.sb.pathError(rel, err)
+			}
+			return nil // unreadable entry: skip it
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if rel == "." {
+				if !all {
+					patterns = append(patterns, ignore(".gitignore", nil)...)
+				}
+				return nil
+			}
+			if vcsDirs[name] || !hidden && strings.HasPrefix(name, ".") {
+				return fs.SkipDir
+			}
+			parts := strings.Split(rel, "/")
+			if !all {
+				if gitignore.NewMatcher(patterns).Match(parts, true) {
+					return fs.SkipDir
+				}
+				patterns = append(patterns, ignore(path.Join(rel, ".gitignore"), parts)...)
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil // links, devices, sockets
+		}
+		if !hidden && strings.HasPrefix(name, ".") {
+			return nil
+		}
+		if !all && gitignore.NewMatcher(patterns).Match(strings.Split(rel, "/"), false) {
+			return nil
+		}
+		note, err := fn(rel)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		return err
+	})
+	return notes, err
 }
 
 // errTooLarge is wrapped by the error for a file over a read limit.

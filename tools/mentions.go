@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"slices"
@@ -12,30 +14,71 @@ import (
 type Mention struct {
 	Path string // as the request wrote it, e.g. "docs/guide.md"
 	Dir  bool
+	// Missing marks a name that looks like a file's ("config/prod.yaml",
+	// "/etc/hosts") but names nothing in the working directory: a file
+	// that does not exist, or a path that leads outside it.
+	Missing bool
 }
 
 // Mentioned returns the files and directories of root that request names,
-// in the order it names them, each once: the words holding a dot or a
-// slash ("notes.txt", "docs/guide.md", "./docs"), quotes and trailing
-// punctuation removed, looked up through an os.Root, so that nothing
-// outside root is ever looked at. Special files (devices, pipes,
-// sockets) are left out.
+// in the order it names them, each once: the words (see [Fields]) holding
+// a dot or a slash ("notes.txt", "docs/guide.md", "./docs"), quotes and
+// trailing punctuation removed, looked up through an os.Root, so that
+// nothing outside root is ever looked at. Special files (devices, pipes,
+// sockets) are left out. A bare word counts when it is the whole name of
+// an entry of root without a dot ("docs", "Makefile"). A file name that
+// is not where the request puts it stands for the one file of the tree
+// (see [Files]) whose path ends with it, if there is exactly one:
+// "settings.yaml" for config/settings.yaml; a name that several files
+// end with is left out. A word that looks like a file's name or path (see
+// [FileNames]) but names nothing in root is returned as Missing.
 func Mentioned(root, request string) []Mention {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
+	entries := map[string]bool{} // the root's names without a dot, which a bare word may name
+	if f, err := r.Open("."); err == nil {
+		names, _ := f.Readdirnames(1000)
+		f.Close()
+		for _, n := range names {
+			if !strings.Contains(n, ".") {
+				entries[n] = true
+			}
+		}
+	}
+	var files []string // the tree's files, listed once a name is not found as written
+	within := func(name string) (string, int) {
+		if files == nil {
+			files, _, _ = Files(context.Background(), root, maxWithin)
+			files = append(files, "") // listed, even if empty
+		}
+		return uniqueSuffix(files, strings.TrimPrefix(name, "./"))
+	}
 	var out []Mention
 	var seen []string
-	for _, w := range strings.Fields(request) {
-		w = strings.TrimLeft(w, "'\"`([{<")
-		w = strings.TrimRight(w, "'\"`)]}>,;:!?.")
-		if w == "" || !strings.ContainsAny(w, "./") || strings.Contains(w, "://") || slices.Contains(seen, w) {
+	for _, w := range Fields(request) {
+		w = trimWord(w)
+		if w == "" || strings.Contains(w, "://") || slices.Contains(seen, w) {
+			continue
+		}
+		bare := !strings.ContainsAny(w, "./")
+		if bare && (len(w) < 3 || !entries[w]) {
 			continue
 		}
 		seen = append(seen, w)
 		fi, err := r.Stat(w)
+		if err != nil && fileName(w) {
+			switch p, n := within(w); {
+			case n == 0:
+				out = append(out, Mention{Path: w, Missing: true})
+			case n == 1 && !slices.Contains(seen, p):
+				seen = append(seen, p)
+				out = append(out, Mention{Path: p})
+			}
+			continue
+		}
 		if err != nil {
 			continue
 		}
@@ -47,4 +90,48 @@ func Mentioned(root, request string) []Mention {
 		}
 	}
 	return out
+}
+
+// maxWithin bounds the files Mentioned looks through for a name not
+// found where the request puts it.
+const maxWithin = 5000
+
+// uniqueSuffix returns the paths of paths that are name or end with "/"
+// and name: how many there are, and the first.
+func uniqueSuffix(paths []string, name string) (first string, n int) {
+	for _, p := range paths {
+		if p != "" && (p == name || strings.HasSuffix(p, "/"+name)) {
+			if n == 0 {
+				first = p
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
+// Files returns the paths of root's files, relative to root and slash
+// separated, in lexical order: the files grep_search searches (no
+// version-control folders, hidden names or files .gitignore excludes),
+// at most max of them; more reports whether there are others.
+func Files(ctx context.Context, root string, max int) (paths []string, more bool, err error) {
+	sb, err := NewSandbox(root)
+	if err != nil {
+		return nil, false, err
+	}
+	defer sb.dir.Close()
+	f := &fileTools{sb: sb}
+	errFull := errors.New("full")
+	_, err = f.walkFiles(ctx, false, false, func(rel string) (string, error) {
+		if len(paths) == max {
+			more = true
+			return "", errFull
+		}
+		paths = append(paths, rel)
+		return "", nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return nil, false, err
+	}
+	return paths, more, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"syscall"
 	"testing"
 )
@@ -14,6 +15,9 @@ func TestMentioned(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "config.json"), []byte("{}\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
 	os.WriteFile(filepath.Join(root, "docs", "guide.md"), []byte("x\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "docs", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "docs", "sub", "x.md"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "docs", "x.md"), []byte("x\n"), 0o644)
 	outside := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-secret.txt")
 	os.WriteFile(outside, []byte("x\n"), 0o644)
 	defer os.Remove(outside)
@@ -33,16 +37,48 @@ func TestMentioned(t *testing.T) {
 		{"Which port does docs/guide.md say the server listens on?", []Mention{file("docs/guide.md")}},
 		{"What files are in ./docs?", []Mention{{Path: "./docs", Dir: true}}},
 		{"Copy notes.txt to config.json, then read notes.txt again.", []Mention{file("notes.txt"), file("config.json")}},
-		{"What does missing.txt say?", nil},
+		{"What does missing.txt say?", []Mention{{Path: "missing.txt", Missing: true}}},
+		{"What does guide.md say?", []Mention{file("docs/guide.md")}}, // the one file of that name
+		{"Lies guide.md und docs/guide.md", []Mention{file("docs/guide.md")}},
+		{"Read sub/x.md", []Mention{file("docs/sub/x.md")}},
+		{"Read x.md", nil}, // two files of that name: which is not known
+		{"「notes.txt」には何が書いてありますか？", []Mention{file("notes.txt")}},
+		{"docs文件夹里有哪些文件？", []Mention{{Path: "docs", Dir: true}}},
+		{"Quels fichiers y a-t-il dans le dossier docs ?", []Mention{{Path: "docs", Dir: true}}},
+		{"Muestra /etc/hosts", []Mention{{Path: "/etc/hosts", Missing: true}}},
 		{"What is 12 times 12?", nil},
-		{"What is in the docs folder?", nil}, // a bare word is not taken for a name
-		{"Read ../" + filepath.Base(outside), nil},
-		{"Read link.txt", nil}, // a link out of the root
+		{"What is in the docs folder?", []Mention{{Path: "docs", Dir: true}}}, // a bare word naming an entry of the root
+		{"How do I write docs for an API?", []Mention{{Path: "docs", Dir: true}}},
+		{"Do the notes say anything?", nil}, // only an entry's whole name counts
+		{"Read ../" + filepath.Base(outside), []Mention{{Path: "../" + filepath.Base(outside), Missing: true}}},
+		{"Read link.txt", []Mention{{Path: "link.txt", Missing: true}}}, // a link out of the root
 		{"Read pipe.txt", nil}, // not a regular file
 		{"Fetch https://notes.txt/x", nil},
 	} {
 		if got := Mentioned(root, tc.request); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: %+v, want %+v", tc.request, got, tc.want)
 		}
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"b.txt": "b", "a/z.go": "z", "a/y.md": "y", ".env": "SECRET=1", ".git/config": "x",
+		"build/out.bin": "x", ".gitignore": "build/\n", "c/.hidden/x.txt": "x",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	got, more, err := Files(t.Context(), dir, 10)
+	if want := []string{"a/y.md", "a/z.go", "b.txt"}; err != nil || more || !slices.Equal(got, want) {
+		t.Errorf("Files = %q, %v, %v; want %q", got, more, err, want)
+	}
+	got, more, err = Files(t.Context(), dir, 2)
+	if want := []string{"a/y.md", "a/z.go"}; err != nil || !more || !slices.Equal(got, want) {
+		t.Errorf("Files(max 2) = %q, %v, %v; want %q and more", got, more, err, want)
+	}
+	if _, _, err := Files(t.Context(), filepath.Join(dir, "nope"), 10); err == nil {
+		t.Error("Files of a missing directory: no error")
 	}
 }

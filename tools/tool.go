@@ -28,12 +28,12 @@ type Tool struct {
 	// Examples show the model requests this tool serves and the call to
 	// make first (see package agent's Options.ToolExamples); optional.
 	Examples []Example
-	// Topics, if set, are the words of the requests the tool serves
-	// ("time", "clock"; a topic may be several words): an agent may offer
-	// the tool only to a conversation about one of them (see [About] and
-	// package agent's Options.ToolsByTopic). Without topics a tool is
+	// Topic, if set, names the kind of request the tool serves (the
+	// built-in ones: TopicFiles, TopicClock, TopicTasks, TopicCommands):
+	// an agent may offer the tool only once a request needs that topic
+	// (package agent's Options.ToolsByTopic). A tool without a topic is
 	// always offered.
-	Topics []string
+	Topic string
 
 	schema   *jsonschema.Schema
 	order    []string                   // top-level property names in order

@@ -66,6 +66,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&af.readFirst, "read-first", false, "--agent: read the files a request names for the model before its first reply (default: the model's catalog setting)")
 	fs.BoolVar(&af.unknownAsText, "unknown-as-text", false, "--agent: a fenced or bare call of a tool unlike every offered one is continued as text (default: the model's catalog setting)")
 	fs.BoolVar(&af.rewrite, "rewrite", false, "--agent: a request to change the one file read first, or to make a new file, has the model write the whole file (default: the model's catalog setting)")
+	fs.BoolVar(&af.locate, "locate", false, "--agent: with --read-first, a request about the files that names none has the model choose the file it is about, which is then read (default: the model's catalog setting)")
 	fs.BoolVar(&af.readAnswer, "read-answer", false, "--agent: with --read-first, a question about the files it read is answered from them without tools (default: the model's catalog setting)")
 	fs.BoolVar(&af.byTopic, "tools-by-topic", false, "--agent: offer the file, clock, task and command tools only to requests about them (default: the model's catalog setting)")
 	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")

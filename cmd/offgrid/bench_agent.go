@@ -40,6 +40,7 @@ type agentBenchFlags struct {
 	lookFirst, readFirst   bool
 	unknownAsText, byTopic bool
 	rewrite, readAnswer    bool
+	locate                 bool
 	onRepeat, answers      []string
 	tasks                  []string
 	split                  string
@@ -68,7 +69,7 @@ func (f agentBenchFlags) given(flag string) bool {
 
 // settingFlags are the flags of bench --agent that a catalog model's
 // settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "read-answer", "temp"}
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "read-answer", "locate", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -191,13 +192,13 @@ type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
 	remind, lookFirst, readFirst, unknownAsText, byTopic       bool
-	rewrite, readAnswer                                        bool
+	rewrite, readAnswer, locate                                bool
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, rewrite: f.rewrite, readAnswer: f.readAnswer, system: f.system}}
+	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, rewrite: f.rewrite, readAnswer: f.readAnswer, locate: f.locate, system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -240,6 +241,7 @@ func (c agentConfig) apply(o *agent.Options) {
 	o.ToolsByTopic = c.byTopic
 	o.Rewrite = c.rewrite
 	o.ReadAnswer = c.readAnswer
+	o.Locate = c.locate
 }
 
 // labels name the loop policy o follows (the mode and what was added to
@@ -287,6 +289,9 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	}
 	if o.ReadAnswer && o.ReadFirst {
 		l += "+read answer"
+	}
+	if o.Locate && o.ReadFirst {
+		l += "+locate"
 	}
 	results = string(o.Results)
 	if results == "" {

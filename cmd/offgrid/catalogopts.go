@@ -11,7 +11,7 @@ import (
 // by the name of its `offgrid run` flag (tool-choice, results,
 // on-repeat, answer, remind, answer-after-change, tool-examples,
 // look-first, read-first, unknown-as-text, tools-by-topic, rewrite,
-// read-answer, temp).
+// read-answer, locate, temp).
 // `offgrid run` and `bench --agent` both use it, so that a benchmark
 // measures a model as run drives it.
 func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string) bool) agent.Options {
@@ -53,6 +53,9 @@ func withCatalog(o agent.Options, d models.AgentDefaults, given func(flag string
 	}
 	if !given("read-answer") {
 		o.ReadAnswer = d.ReadAnswer
+	}
+	if !given("locate") {
+		o.Locate = d.Locate
 	}
 	if !given("temp") && d.Temperature != nil {
 		o.Sampling.Temperature = *d.Temperature

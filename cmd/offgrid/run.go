@@ -35,7 +35,7 @@ type runFlags struct {
 	compactTools                bool
 	lookFirst, readFirst        bool
 	unknownAsText, byTopic      bool
-	rewrite, readAnswer         bool
+	rewrite, readAnswer, locate bool
 	curator                     string
 	noPromptCache               bool
 	onRepeat, answer            string
@@ -102,6 +102,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.unknownAsText, "unknown-as-text", false, "a fenced or bare call of a tool whose name shares no word with any offered tool is continued as text")
 	fs.BoolVar(&f.rewrite, "rewrite", false, "a request to change the one file it names and --read-first read, or to make a new file, has the model write the whole file, and offgrid edits the lines that differ or writes it")
 	fs.BoolVar(&f.readAnswer, "read-answer", false, "with --read-first, a question about the files it read is answered from them in a prompt without tools")
+	fs.BoolVar(&f.locate, "locate", false, "with --read-first, a request about the files that names none has the model choose the file it is about, which is then read")
 	fs.BoolVar(&f.byTopic, "tools-by-topic", false, "offer the file, clock, task and command tools only once a request is about files, the time, tasks or commands; a request about none is answered without tools")
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
@@ -286,12 +287,14 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	root := f.rootDir()
 	return agent.Options{
 		Mentions:      func(request string) []tools.Mention { return tools.Mentioned(root, request) },
+		Files:         func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) },
 		LookFirst:     f.lookFirst,
 		ReadFirst:     f.readFirst,
 		UnknownAsText: f.unknownAsText,
 		ToolsByTopic:  f.byTopic,
 		Rewrite:       f.rewrite,
 		ReadAnswer:    f.readAnswer,
+		Locate:        f.locate,
 		System:        f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
 		Sampling:          sampling,
 		MaxTokens:         f.maxTokens,

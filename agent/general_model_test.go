@@ -1,0 +1,159 @@
+//go:build cgo
+
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// generalAgent is catalogAgent with the 0.5B's catalog assists on: the
+// model's own choice of what a request needs decides the tools offered,
+// the rewrite and the answer from the files read.
+func generalAgent(t *testing.T) (*Agent, string) {
+	t.Helper()
+	return catalogAgent(t, func(o *Options) { o.ToolsByTopic, o.Rewrite, o.ReadAnswer = true, true, true })
+}
+
+// callsOf describes a turn's calls for failure messages.
+func callsOf(turn Turn) string {
+	var s []string
+	for _, r := range turn.Calls {
+		s = append(s, fmt.Sprintf("%s %s: %s", r.Name, r.Arguments, r.Summary()))
+	}
+	return strings.Join(s, "\n")
+}
+
+// TestDefaultModelListsInFrench: a request in French to list a folder,
+// with none of the English words the tools were once offered for, calls
+// a listing tool and names the folder's files.
+func TestDefaultModelListsInFrench(t *testing.T) {
+	a, dir := generalAgent(t)
+	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "docs", "installation.md"), []byte("# Installation\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "docs", "faq.md"), []byte("# FAQ\n"), 0o644)
+	turn, err := a.Send(t.Context(), "Quels fichiers y a-t-il dans le dossier docs ?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, r := range turn.Calls {
+		listed = listed || r.OK() && (r.Name == "ls" || r.Name == "grep_search") && strings.Contains(string(r.Arguments), "docs")
+	}
+	if !listed || !strings.Contains(turn.Content, "installation.md") || !strings.Contains(turn.Content, "faq.md") {
+		t.Fatalf("answer %q; calls:\n%s\nwant a listing of docs and both its files named", turn.Content, callsOf(turn))
+	}
+}
+
+// TestDefaultModelDeniedReadIsGrounded: asked for a file outside the
+// working directory, the default model's answer names the refusal and
+// shows none of the file's lines; before offgrid wrote the answer's start
+// from the refusal, it answered "The contents of /etc/passwd are:" and
+// invented lines.
+func TestDefaultModelDeniedReadIsGrounded(t *testing.T) {
+	passwd := regexp.MustCompile(`(?m)^\s*\w+:x:\d+:`)
+	for _, request := range []string{"Show me the contents of /etc/passwd", "¿Qué hay en ../secret.env?"} {
+		t.Run(request, func(t *testing.T) {
+			a, _ := generalAgent(t)
+			turn, err := a.Send(t.Context(), request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(turn.Content, "permission_denied") || !strings.Contains(turn.Content, "outside the working directory") {
+				t.Errorf("answer %q does not name the refusal; calls:\n%s", turn.Content, callsOf(turn))
+			}
+			if passwd.MatchString(turn.Content) || strings.Contains(turn.Content, "```") || strings.Contains(turn.Content, "=") {
+				t.Errorf("answer %q shows content no tool returned", turn.Content)
+			}
+		})
+	}
+}
+
+// TestDefaultModelMissingFileIsGrounded: asked what a missing file says,
+// the answer names the missing file and holds none of the YAML the model
+// made up before.
+func TestDefaultModelMissingFileIsGrounded(t *testing.T) {
+	a, _ := generalAgent(t)
+	turn, err := a.Send(t.Context(), "What does config/prod.yaml say?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(turn.Content, "not_found") || !strings.Contains(turn.Content, "config/prod.yaml") {
+		t.Errorf("answer %q does not name the missing file; calls:\n%s", turn.Content, callsOf(turn))
+	}
+	if regexp.MustCompile(`(?m)^\s*[a-z_]+:\s+\S`).MatchString(turn.Content) || strings.Contains(turn.Content, "```") {
+		t.Errorf("answer %q shows content no tool returned", turn.Content)
+	}
+}
+
+// TestDefaultModelConfigEdit: an edit asked for without the word
+// "change" ("Disable …") is made exactly: one line, the others intact.
+func TestDefaultModelConfigEdit(t *testing.T) {
+	a, dir := generalAgent(t)
+	const config = "server:\n  port: 8080\n  debug: true\n  workers: 4\n"
+	path := filepath.Join(dir, "config.yaml")
+	os.WriteFile(path, []byte(config), 0o644)
+	turn, err := a.Send(t.Context(), "Disable debug in config.yaml.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(config, "debug: true", "debug: false", 1); string(b) != want {
+		t.Fatalf("config.yaml holds %q, want %q; calls:\n%s", b, want, callsOf(turn))
+	}
+}
+
+// TestDefaultModelIntent: the default model's choice of what a request
+// needs (intent.go), on requests in six languages that are none of the
+// choice's examples. The gate fails open, so a miss costs a prompt's
+// tools or an assist, not the task; most must still be right.
+func TestDefaultModelIntent(t *testing.T) {
+	a, _ := generalAgent(t)
+	const maxMisses = 3
+	misses := 0
+	for _, tc := range []struct{ request, want string }{
+		{"What is 12 times 12?", "none"},
+		{"What is the capital of France?", "none"},
+		{"Translate 'good morning' into Spanish.", "none"},
+		{"Hallo!", "none"},
+		{"Quels fichiers y a-t-il dans le dossier src ?", "read"},
+		{"¿Dónde se define la función main?", "read"},
+		{"How many rows does sales.csv have?", "read"},
+		{"Which file sets the timeout?", "read"},
+		{"What did we decide about the venue? It's somewhere in the meeting notes.", "read"},
+		{"notes.txt の2行目を「Call Alice」に直して", "change"},
+		{"Fix the typo in the README.", "change"},
+		{"Turn off debug mode in the config.", "change"},
+		{"把 config.yaml 里的端口改成 9090", "change"},
+		{"Create a .gitignore that ignores __pycache__ and .env", "change"},
+		{"Lösche die Zeile mit 'Buy milk' aus notes.txt.", "change"},
+		{"What day of the week is it today?", "clock"},
+		{"Wie spät ist es?", "clock"},
+		{"今日は何曜日ですか？", "clock"},
+		{"Add a task: call the plumber", "tasks"},
+		{"Run the tests.", "command"},
+	} {
+		var turn Turn
+		in := a.intent(t.Context(), &turn, tc.request, nil, func(Event) {})
+		got := "?"
+		for _, o := range a.intentOptions() {
+			if in.known && o.topic == in.topic && o.change == in.change {
+				got = o.label
+			}
+		}
+		if got != tc.want {
+			misses++
+			t.Logf("%q: chose %s, want %s", tc.request, got, tc.want)
+		}
+	}
+	if misses > maxMisses {
+		t.Errorf("%d of 20 choices wrong, want at most %d", misses, maxMisses)
+	}
+}

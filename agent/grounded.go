@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Grounded answers: an answer never presents what no tool returned. When
+// a call that the answer depends on failed or was denied, offgrid writes
+// the answer's first sentences itself, from the calls' results, and the
+// model only continues them (or, when it answered already, its answer
+// follows them); a continuation that shows a block of content (```) is
+// dropped, since no tool returned it. Asked in the
+// prompt alone, the 0.5B answered a denied read of /etc/passwd with
+// "The contents of /etc/passwd are:" and made-up lines.
+
+// failureNote returns offgrid's account of the turn's calls that failed
+// and were not made good, as the start of its answer: the reads of files
+// the request names that offgrid made for the model (Options.ReadFirst)
+// unless a later call on the same file succeeded, and, when no call of
+// the turn succeeded, every failed or denied call.
+// It returns "" when there is none.
+func failureNote(calls []ToolRecord) string {
+	succeeded := slices.ContainsFunc(calls, ToolRecord.OK)
+	var lines []string
+	for _, r := range calls {
+		if r.OK() || succeeded && !r.ByAgent {
+			continue
+		}
+		if r.ByAgent && slices.ContainsFunc(calls, func(o ToolRecord) bool { return o.OK() && callTarget(o) == callTarget(r) }) {
+			continue // the model read or made it after all
+		}
+		line := failureLine(r)
+		if !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	const most = 3
+	if len(lines) > most {
+		lines = append(lines[:most], fmt.Sprintf("(and %d more failed calls)", len(lines)-most))
+	}
+	return strings.Join(lines, "\n") + "\n\n"
+}
+
+// failureLine says what one failed or denied call was and why it failed.
+func failureLine(r ToolRecord) string {
+	what := r.Name
+	if t := callTarget(r); t != "" {
+		what += " " + t
+	}
+	if r.Denied {
+		return fmt.Sprintf("`%s` was not run: permission was denied.", what)
+	}
+	msg := strings.TrimSpace(r.Result.Message())
+	if msg == "" {
+		msg = "it failed"
+	}
+	return fmt.Sprintf("`%s` failed (%s): %s", what, r.Result.ErrorType, strings.TrimSuffix(shorten(msg, 200), "."))
+}
+
+// callTarget is what a call worked on, for people: its path, command,
+// pattern or query argument, "" when it has none of them.
+func callTarget(r ToolRecord) string {
+	var args map[string]any
+	if json.Unmarshal(r.Arguments, &args) != nil {
+		return ""
+	}
+	for _, k := range []string{"path", "file", "command", "pattern", "query", "url", "id"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			return shorten(v, 80)
+		}
+	}
+	return ""
+}
+
+// grounded returns the answer made of offgrid's failure note and the
+// model's text after it: the note alone when that text shows a block of
+// content (```), which no tool returned; the model's text alone when
+// there is no note.
+func grounded(note, text string) string {
+	text = strings.TrimSpace(text)
+	if note == "" {
+		return text
+	}
+	if strings.Contains(text, "```") {
+		text = ""
+	}
+	return strings.TrimSpace(strings.TrimSpace(note) + "\n\n" + text)
+}

@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+func TestFailureNote(t *testing.T) {
+	read := func(path string, res tools.Result, byAgent bool) ToolRecord {
+		args, _ := json.Marshal(map[string]string{"path": path})
+		return ToolRecord{Name: "read_file", Arguments: args, Result: res, ByAgent: byAgent}
+	}
+	outside := tools.Fail(tools.TypePermissionDenied, `path is outside the working directory: "/etc/passwd" is absolute.`)
+	missing := tools.Fail(tools.TypeNotFound, "prod.yaml does not exist")
+	ok := tools.OK("1: x")
+	ls := ToolRecord{Name: "ls", Arguments: json.RawMessage(`{}`), Result: tools.OK("a.txt")}
+	denied := ToolRecord{Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"42"}`), Denied: true,
+		Result: tools.Fail(tools.TypePermissionDenied, "the user denied permission")}
+	for _, tc := range []struct {
+		name  string
+		calls []ToolRecord
+		want  string
+	}{
+		{"none", nil, ""},
+		{"all succeeded", []ToolRecord{read("a.txt", ok, true), ls}, ""},
+		{"the named file outside the root", []ToolRecord{read("/etc/passwd", outside, true), ls},
+			"`read_file /etc/passwd` failed (permission_denied): path is outside the working directory: \"/etc/passwd\" is absolute\n\n"},
+		{"the named file read by the model after all", []ToolRecord{read("prod.yaml", missing, true), read("prod.yaml", ok, false)}, ""},
+		{"the named file made by the model", []ToolRecord{read("prod.yaml", missing, true),
+			{Name: "write_file", Arguments: json.RawMessage(`{"path":"prod.yaml","content":"x"}`), Result: ok}}, ""},
+		{"the model's own failure, then a success", []ToolRecord{read("b.txt", missing, false), ls}, ""},
+		{"nothing succeeded", []ToolRecord{read("b.txt", missing, false), read("b.txt", missing, false)},
+			"`read_file b.txt` failed (not_found): prod.yaml does not exist\n\n"},
+		{"denied", []ToolRecord{denied}, "`write_file s.txt` was not run: permission was denied.\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := failureNote(tc.calls); got != tc.want {
+				t.Errorf("failureNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGrounded(t *testing.T) {
+	for _, tc := range []struct{ note, text, want string }{
+		{"", " It says hi. ", "It says hi."},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "Check the name.", "`read_file x` failed (not_found): x does not exist\n\nCheck the name."},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "It holds:\n```\nroot:x:0:0\n```", "`read_file x` failed (not_found): x does not exist"},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "", "`read_file x` failed (not_found): x does not exist"},
+	} {
+		if got := grounded(tc.note, tc.text); got != tc.want {
+			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestAgentGroundedAnswer: a request for a file outside the working
+// directory is read for the model and refused; the answer begins with
+// offgrid's account of the refusal, and the block of made-up content the
+// model goes on with is not shown, neither in the answer nor streamed.
+func TestAgentGroundedAnswer(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invented := "Here it is:\n```\nroot:x:0:0:root:/root:/bin/bash\n```"
+	eng := &fakeEngine{t: t, replies: []string{"read", invented}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+		ReadFirst: true, ReadAnswer: true, Answer: AnswerSeparate,
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed strings.Builder
+	turn, err := a.Send(context.Background(), "Muestra el contenido de /etc/passwd", func(e Event) {
+		if e.Type == EventToken {
+			streamed.WriteString(e.Text)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "`read_file /etc/passwd` failed (permission_denied): path is outside the working directory"
+	if !strings.HasPrefix(turn.Content, want) || strings.Contains(turn.Content, "root:x") {
+		t.Errorf("answer %q, want it to begin %q and hold nothing made up", turn.Content, want)
+	}
+	if strings.Contains(streamed.String(), "root:x") {
+		t.Errorf("streamed %q", streamed.String())
+	}
+	// The model was shown the refusal.
+	if p := eng.prompts[1]; !strings.Contains(p, "Reading the file /etc/passwd failed: permission_denied") {
+		t.Errorf("prompt:\n%s", p)
+	}
+}

@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// Intent: what a request needs is the model's own choice, made under a
+// grammar among labelled options, not a match of the request's words, so
+// that it holds in any language the model reads. It decides which tools
+// are offered (Options.ToolsByTopic), whether a file is rewritten
+// (Options.Rewrite) and whether a question is answered from the files
+// read (Options.ReadAnswer). When no choice can be had, every tool is
+// offered and no assist is taken: the gate fails open.
+
+// intent is what a request needs.
+type intent struct {
+	known  bool   // the model chose; false fails open
+	topic  string // the tool topic the request needs; "" for none
+	change bool   // a change to files: editing one or making one
+}
+
+// intentOption is one option of the choice: a label the model writes
+// and what it means.
+type intentOption struct {
+	label  string
+	text   string
+	topic  string
+	change bool
+}
+
+// intentOptions returns the options offered for the topics of the
+// registry's tools: the built-in topics in a fixed order, described for
+// the model, then any other topic by its first tool's description, and
+// last "none".
+func (a *Agent) intentOptions() []intentOption {
+	var topics []string
+	first := map[string]string{} // topic → its first tool's description
+	for _, t := range a.reg.Tools() {
+		if t.Topic != "" && !slices.Contains(topics, t.Topic) {
+			topics = append(topics, t.Topic)
+			first[t.Topic] = t.Description
+		}
+	}
+	var opts []intentOption
+	add := func(topic string, o ...intentOption) {
+		if slices.Contains(topics, topic) {
+			opts = append(opts, o...)
+		}
+	}
+	add(tools.TopicFiles,
+		intentOption{"read", "information from the user's files or folders: list, read, search, count or summarize them", tools.TopicFiles, false},
+		intentOption{"change", "a change to the user's files: edit, fix, rename, add or remove lines, or create or write a file", tools.TopicFiles, true})
+	add(tools.TopicClock, intentOption{"clock", "the current date, day or time", tools.TopicClock, false})
+	add(tools.TopicTasks, intentOption{"tasks", "the user's task list: add, list or update tasks", tools.TopicTasks, false})
+	add(tools.TopicCommands, intentOption{"command", "running a command, a script or a program", tools.TopicCommands, false})
+	for _, t := range topics {
+		switch t {
+		case tools.TopicFiles, tools.TopicClock, tools.TopicTasks, tools.TopicCommands:
+		default:
+			opts = append(opts, intentOption{t, shorten(first[t], 100), t, false})
+		}
+	}
+	return append(opts, intentOption{"none", "nothing from the computer: general knowledge, arithmetic, writing or conversation", "", false})
+}
+
+// intentExamples are requests and the label of each, in several
+// languages; an example whose label is not offered is left out.
+var intentExamples = []struct{ request, label string }{
+	{"Show me what's in the docs folder", "read"},
+	{"Explique-moi ce qu'est une API REST", "none"},
+	{"Rename the function load_data to read_data in utils.py", "change"},
+	{"今何時ですか", "clock"},
+	{"¿Qué versión aparece en package.json?", "read"},
+	{"Remind me to call the dentist", "tasks"},
+	{"Schreib eine Datei todo.md mit drei Punkten", "change"},
+	{"What is 7 squared?", "none"},
+	{"Lance le script build.sh", "command"},
+	{"哪个文件定义了数据库连接？", "read"},
+	{"La fecha límite en plan.md está mal, ponla al 3 de mayo", "change"},
+	{"Wie heißt die Hauptstadt von Kanada?", "none"},
+	{"Where is the retry limit configured?", "read"},
+	{"What did the team say about the launch date?", "read"},
+}
+
+// intentMessages is the choice put to the model: the options, examples
+// as earlier turns of a conversation, then the request. All but the
+// request are the same for every request, so their KV cache is kept.
+func intentMessages(opts []intentOption, request string) ([]Message, []string) {
+	var b strings.Builder
+	b.WriteString("A user works in a folder of files on their computer (a project, notes, documents or data). For each request, reply with one word: what the request needs.\n\n")
+	labels := make([]string, len(opts))
+	for i, o := range opts {
+		labels[i] = o.label
+		fmt.Fprintf(&b, "%s: %s\n", o.label, o.text)
+	}
+	msgs := []Message{{Role: RoleSystem, Content: strings.TrimSpace(b.String())}}
+	for _, ex := range intentExamples {
+		if slices.Contains(labels, ex.label) {
+			msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.label})
+		}
+	}
+	return append(msgs, Message{Role: RoleUser, Content: request}), labels
+}
+
+// intent has the model choose what request needs. A request that names
+// a file of the working directory needs the files whatever the model
+// chose.
+func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) intent {
+	opts := a.intentOptions()
+	if len(opts) < 2 {
+		return intent{}
+	}
+	msgs, labels := intentMessages(opts, request)
+	req := CompletionRequest{
+		Messages:   msgs,
+		Format:     a.opts.Format,
+		ToolChoice: grammar.None,
+		MaxTokens:  4,
+		Fixed:      len(msgs) - 1,
+		Stream:     func(string) {},
+	}
+	if !a.opts.NoGrammar {
+		req.Choices = labels
+	}
+	comp, err := a.complete(ctx, turn, on, req)
+	word, _, _ := strings.Cut(strings.TrimSpace(comp.Content), " ")
+	i := slices.Index(labels, strings.ToLower(strings.TrimRight(word, ".!")))
+	if err != nil || i < 0 {
+		return intent{}
+	}
+	in := intent{known: true, topic: opts[i].topic, change: opts[i].change}
+	if in.topic == "" && slices.ContainsFunc(named, func(m tools.Mention) bool { return !m.Missing }) {
+		in.topic = tools.TopicFiles
+	}
+	return in
+}

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TestAgentIntent: the choice of what a request needs is put to the model
+// with the options and examples as a fixed head (cached like a system
+// prompt), is read from its one-word reply, and fails open on anything
+// else; a request naming a file of the directory needs the files.
+func TestAgentIntent(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, request, reply string
+		want                 intent
+	}{
+		{"read", "Où est définie la fonction main ?", "read", intent{known: true, topic: tools.TopicFiles}},
+		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}},
+		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}},
+		{"none", "What is 7 squared?", "none", intent{known: true}},
+		{"none, but a file is named", "Translate notes.txt into French.", "none", intent{known: true, topic: tools.TopicFiles}},
+		{"none, a missing file named", "Translate missing.txt into French.", "none", intent{known: true}},
+		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := &fakeEngine{t: t, replies: []string{tc.reply}}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var turn Turn
+			got := a.intent(context.Background(), &turn, tc.request, tools.Mentioned(dir, tc.request), func(Event) {})
+			if got != tc.want {
+				t.Errorf("intent %+v, want %+v", got, tc.want)
+			}
+			prompt, req := eng.prompts[0], eng.reqs[0]
+			for _, o := range a.intentOptions() {
+				if !strings.Contains(prompt, o.label+": "+o.text) {
+					t.Errorf("the prompt lacks the option %q:\n%s", o.label, prompt)
+				}
+			}
+			// Everything before the request is the cached head.
+			at := strings.LastIndex(prompt, tc.request)
+			if req.Prefix <= 0 || req.Prefix > at || !strings.Contains(prompt[:req.Prefix], intentExamples[len(intentExamples)-1].request) {
+				t.Errorf("the cached head is %d bytes; the request starts at %d:\n%s", req.Prefix, at, prompt)
+			}
+		})
+	}
+}
