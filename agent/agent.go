@@ -450,7 +450,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		if len(comp.Calls) == 0 {
 			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
-			turn.Content = grounded(failureNote(turn.Calls), comp.Content)
+			turn.Content = grounded(a.answerNote(turn.Calls), comp.Content)
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
@@ -685,7 +685,7 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	}
 	switch {
 	case req.Stream != nil:
-	case failureNote(turn.Calls) != "":
+	case a.answerNote(turn.Calls) != "":
 		// The answer is shown once grounded (see grounded).
 		req.Stream = func(string) {}
 	default:
@@ -736,7 +736,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 		Messages: a.answerPrompt(start, turn.Calls),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	}
-	note := failureNote(turn.Calls)
+	note := a.answerNote(turn.Calls)
 	req.Prefix = note
 	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {

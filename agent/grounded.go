@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // Grounded answers: an answer never presents what no tool returned. When
@@ -15,6 +17,38 @@ import (
 // dropped, since no tool returned it. Asked in the
 // prompt alone, the 0.5B answered a denied read of /etc/passwd with
 // "The contents of /etc/passwd are:" and made-up lines.
+
+// answerNote returns offgrid's account of the turn's calls that an answer
+// begins with: what failed (failureNote), then what was changed
+// (changeNote); "" when there is nothing to tell.
+func (a *Agent) answerNote(calls []ToolRecord) string {
+	return failureNote(calls) + a.changeNote(calls)
+}
+
+// changeNote returns what the turn's calls changed, as their results
+// say it: the first lines of the result of each call of a tool that
+// changes something (risk High or more) that succeeded, so that the
+// answer to a change reports it, not instructions to make it. The 0.5B
+// answered "To add a .gitignore … you can use the following command" to
+// a .gitignore it had just written.
+func (a *Agent) changeNote(calls []ToolRecord) string {
+	var b strings.Builder
+	for _, r := range calls {
+		t, ok := a.reg.Lookup(r.Name)
+		if !ok || t.Risk < tools.High || !r.OK() {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(r.Result.Text()), "\n")
+		if len(lines) > maxChangeLines {
+			lines = append(lines[:maxChangeLines], "…")
+		}
+		b.WriteString(strings.Join(lines, "\n") + "\n\n")
+	}
+	return b.String()
+}
+
+// maxChangeLines bounds the lines of one change's account (changeNote).
+const maxChangeLines = 8
 
 // failureNote returns offgrid's account of the turn's calls that failed
 // and were not made good, as the start of its answer: the reads of files

@@ -101,3 +101,32 @@ func TestAgentGroundedAnswer(t *testing.T) {
 		t.Errorf("prompt:\n%s", p)
 	}
 }
+
+// TestAgentChangeNote: the answer to a change begins with what the call
+// that made it returned, and a block of instructions the model goes on
+// with is not shown.
+func TestAgentChangeNote(t *testing.T) {
+	dir := t.TempDir()
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := hermes(call("write_file", `{"path":".gitignore","content":"bin/\ncoverage.out\n"}`))
+	advice := "To ignore them, run:\n```sh\necho bin/ >> .gitignore\n```"
+	eng := &fakeEngine{t: t, replies: []string{write, advice}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+		AnswerAfterChange: true, Answer: AnswerSeparate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(context.Background(), "bin/ と coverage.out を無視する .gitignore を作って", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Created .gitignore (18 bytes)"; turn.Content != want {
+		t.Errorf("answer %q, want %q", turn.Content, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != "bin/\ncoverage.out\n" {
+		t.Errorf(".gitignore holds %q", b)
+	}
+}

@@ -328,7 +328,8 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 	opts := Options{AnswerAfterChange: true, Answer: AnswerSeparate}
 	h := newHarness(t, hermesInfo, opts, permission.Config{AllowAll: true}, nil, e, w, "Wrote x.")
 	turn := h.send("Echo hi, then write x.")
-	if turn.Stop != nil || turn.Content != "Wrote x." || len(turn.Calls) != 2 || turn.Replies != 3 {
+	// The answer begins with what the change's call returned.
+	if turn.Stop != nil || turn.Content != "written\n\nWrote x." || len(turn.Calls) != 2 || turn.Replies != 3 {
 		t.Fatalf("turn %+v", turn)
 	}
 	if p := h.eng.prompts[2]; strings.Contains(p, "<tools>") || !strings.Contains(p, "write_note {\"text\":\"x\"} returned:") {
@@ -343,7 +344,7 @@ func TestAgentAnswerAfterChange(t *testing.T) {
 	// Inline: the answer is made under a text-only grammar.
 	h = newHarness(t, hermesInfo, Options{AnswerAfterChange: true}, permission.Config{AllowAll: true}, nil, w, "Wrote x.")
 	turn = h.send("Write x.")
-	if last := h.eng.reqs[1]; turn.Content != "Wrote x." || last.Grammar == nil || checkAccepts(last.Grammar, w) == nil {
+	if last := h.eng.reqs[1]; turn.Content != "written\n\nWrote x." || last.Grammar == nil || checkAccepts(last.Grammar, w) == nil {
 		t.Fatalf("turn %+v, grammar %+v", turn, last.Grammar)
 	}
 }
