@@ -798,11 +798,11 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 			fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
 		}
 		if failureNote(calls) != "" && len(denied) == 0 {
-			b.WriteString("\n\nA call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned.")
+			b.WriteString("\n\n" + failedInstruction)
 		} else if len(denied) == 0 {
 			// The wording measured best on answers (see the README); its
 			// last sentence stays so that the prompt is as measured.
-			b.WriteString("\n\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.")
+			b.WriteString("\n\n" + doneInstruction)
 		} else {
 			// Told that the tools did what was asked, models claimed the
 			// denied change was made.

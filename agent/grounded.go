@@ -112,12 +112,54 @@ func callTarget(r ToolRecord) string {
 	return ""
 }
 
+// The answer prompt's instructions (answerMessages), which an answer
+// never repeats (see grounded).
+const (
+	failedInstruction = "A call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned."
+	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done."
+)
+
+// echoed reports whether line repeats a sentence of offgrid's own
+// instructions: the 0.5B answered a change it had made with "The tools
+// have already done what the user asked: reply with …".
+func echoed(line string) bool {
+	line = strings.TrimSpace(line)
+	if len(line) < 20 {
+		return false
+	}
+	for _, in := range []string{failedInstruction, doneInstruction} {
+		for _, s := range strings.SplitAfter(in, ". ") {
+			if s = strings.TrimSpace(s); len(s) >= 20 && (strings.Contains(line, s) || strings.Contains(s, line)) {
+				return true
+			}
+		}
+		if len(line) >= 40 && strings.Contains(in, strings.TrimSuffix(line, "…")) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutEchoes returns text without its lines that repeat offgrid's
+// instructions (echoed).
+func withoutEchoes(text string) string {
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !echoed(l) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
 // grounded returns the answer made of offgrid's failure note and the
-// model's text after it: the note alone when that text shows a block of
+// model's text after it, without lines that repeat offgrid's
+// instructions (withoutEchoes): the note alone when that text shows a block of
 // content (```), which no tool returned; the model's text alone when
 // there is no note.
 func grounded(note, text string) string {
-	text = strings.TrimSpace(text)
+	text = strings.TrimSpace(withoutEchoes(text))
 	if note == "" {
 		return text
 	}

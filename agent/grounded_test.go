@@ -130,3 +130,16 @@ func TestAgentChangeNote(t *testing.T) {
 		t.Errorf(".gitignore holds %q", b)
 	}
 }
+
+func TestGroundedEchoes(t *testing.T) {
+	for _, tc := range []struct{ note, text, want string }{
+		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)"},
+		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
+		{"", "Say what failed and why, and never make up what it would have returned.", ""},
+		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
+	} {
+		if got := grounded(tc.note, tc.text); got != tc.want {
+			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
+		}
+	}
+}
