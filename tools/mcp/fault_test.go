@@ -394,3 +394,59 @@ func TestNoOrphans(t *testing.T) {
 	}
 	allGone(t, pids)
 }
+
+// TestMetadataFaults: a server's oversized declarations are bounded: a
+// long description cut, a recursive schema made finite, a long tool list
+// cut, each with a warning; the other tools work.
+func TestMetadataFaults(t *testing.T) {
+	for _, tc := range []struct {
+		mode  string
+		warn  string
+		check func(t *testing.T, reg *tools.Registry)
+	}{
+		{"bigdesc", "MCP tool f_wordy: its description of 2.0 MiB was cut to 4.0 KiB", func(t *testing.T, reg *tools.Registry) {
+			if tl, ok := reg.Lookup("f_wordy"); !ok || len(tl.Description) > MaxDescription+len("…") {
+				t.Errorf("f_wordy: present %v, description of %d bytes", ok, len(tl.Description))
+			}
+		}},
+		{"recursive", "MCP tool f_tree: $ref #/$defs/node is recursive: inside itself it accepts any JSON value", func(t *testing.T, reg *tools.Registry) {
+			tl, ok := reg.Lookup("f_tree")
+			if !ok || strings.Contains(string(tl.Parameters), "$ref") {
+				t.Fatalf("f_tree: present %v, schema %s", ok, tl.Parameters)
+			}
+			res := reg.Execute(t.Context(), "f_tree", json.RawMessage(`{"root":{"name":"a","children":[{"name":"b","children":[]}]}}`))
+			if res.Text() != "echo tree" {
+				t.Errorf("f_tree: %s", shortJSON(res))
+			}
+		}},
+		{"many", "MCP server f offers more than 128 tools: only the first 128 are offered", func(t *testing.T, reg *tools.Registry) {
+			if n := len(reg.Tools()); n != MaxTools+1 { // and echo
+				t.Errorf("%d tools registered", n)
+			}
+		}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			srv, pids := fault(t, "f", tc.mode)
+			reg := tools.NewRegistry()
+			echoTool(reg)
+			w := &warnings{}
+			begin := time.Now()
+			s, err := Start(t.Context(), reg, []Server{srv}, Options{Warn: w.add})
+			if err != nil || len(s.Failed()) > 0 {
+				t.Fatal(err, s.Failed())
+			}
+			if d := time.Since(begin); d > 10*time.Second {
+				t.Errorf("Start took %s", d)
+			}
+			if !w.has(tc.warn) {
+				t.Errorf("no warning %q in %q", tc.warn, w.list)
+			}
+			tc.check(t, reg)
+			if res := reg.Execute(t.Context(), "echo", json.RawMessage(`{"s":"here"}`)); res.Text() != "here" {
+				t.Errorf("the built-in tool: %s", shortJSON(res))
+			}
+			s.Close()
+			allGone(t, pids)
+		})
+	}
+}

@@ -475,14 +475,20 @@ func (srv *server) tool(t *sdk.Tool) (*tools.Tool, []string, error) {
 		}
 		schema = b
 	}
-	schema = objectSchema(schema)
+	name := ToolName(srv.cfg.Name, t.Name)
+	schema, warnings, err := boundSchema(name, objectSchema(schema))
+	if err != nil {
+		return nil, nil, err
+	}
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title
 	}
+	desc, cutWarning := boundDescription(name, desc)
+	warnings = append(warnings, cutWarning...)
 	orig := t.Name
 	tool := &tools.Tool{
-		Name: ToolName(srv.cfg.Name, t.Name), Description: desc, Parameters: schema, Risk: risk(t.Annotations),
+		Name: name, Description: desc, Parameters: schema, Risk: risk(t.Annotations),
 		Run: func(ctx context.Context, args json.RawMessage) (string, error) { return srv.call(ctx, orig, args) },
 	}
 	if err := tools.NewRegistry().Add(tool); err != nil { // compiles the schema
@@ -492,7 +498,6 @@ func (srv *server) tool(t *sdk.Tool) (*tools.Tool, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
 	for _, f := range grammar.Formats() {
 		g, err := grammar.ForTools(defs, f, grammar.ToolOptions{ToolChoice: grammar.Auto})
 		if err != nil {
