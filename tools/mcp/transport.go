@@ -58,9 +58,10 @@ func tooLargeOf(e *jsonrpc.Error) (tooLarge, bool) {
 // fails its request instead of the connection; lines that are not JSON-RPC
 // are skipped and remembered; notifications offgrid does not use are
 // dropped as they are read; a server/discover request that is not
-// answered within discoverWait is answered "method not found" in the
-// server's place, so the SDK falls back to initialize (a server of an
-// older protocol may ignore methods it does not know); and it keeps the
+// answered within discoverWait, or by the time the server answered a ping
+// sent after it, is answered "method not found" in the server's place, so
+// the SDK falls back to initialize (a server of an older protocol may
+// ignore methods it does not know); and it keeps the
 // raw input schemas of tools/list results (see [schemaLog]).
 type stdioTransport struct {
 	cmd          *exec.Cmd
@@ -139,6 +140,7 @@ type stdioConn struct {
 	mu       sync.Mutex
 	pending  map[jsonrpc.ID]string // requests sent and not answered: their methods
 	answered map[jsonrpc.ID]bool   // requests answered in the server's place: drop its late answers
+	discover jsonrpc.ID            // the server/discover request
 	garbage  int                   // lines that were not JSON-RPC messages
 	lastBad  string                // the last of them, cut
 	dropped  int                   // notifications dropped
@@ -176,7 +178,9 @@ func (c *stdioConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("marshaling message: %w", err)
 	}
-	c.sent(m)
+	if c.sent(m) {
+		data = append(append(data, '\n'), probe...)
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	// A server that does not read its stdin must not hold the caller past
@@ -194,11 +198,25 @@ func (c *stdioConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return err
 }
 
-// sent records a request sent to the server, or a cancellation of one.
-func (c *stdioConn) sent(m jsonrpc.Message) {
+// probe follows a server/discover request: a server that answers it
+// but not server/discover ignores methods it does not know, and is
+// spoken to with initialize at once. (Ping is the one request the
+// protocol allows before initialize.)
+var (
+	probe, _   = jsonrpc.EncodeMessage(&jsonrpc.Request{ID: probeID, Method: "ping"})
+	probeID, _ = jsonrpc.MakeID("offgrid-probe")
+)
+
+// probeGrace is how long after the probe's answer server/discover may
+// still be answered: a server may answer requests out of order.
+const probeGrace = 200 * time.Millisecond
+
+// sent records a request sent to the server, or a cancellation of one;
+// it reports whether the probe is to follow it.
+func (c *stdioConn) sent(m jsonrpc.Message) bool {
 	r, ok := m.(*jsonrpc.Request)
 	if !ok {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -210,6 +228,8 @@ func (c *stdioConn) sent(m jsonrpc.Message) {
 		}
 		if r.Method == "server/discover" && c.discoverWait > 0 {
 			time.AfterFunc(c.discoverWait, func() { c.unanswered(r.ID) })
+			c.discover = r.ID
+			return true
 		}
 	case r.Method == "notifications/cancelled":
 		var p struct {
@@ -221,6 +241,7 @@ func (c *stdioConn) sent(m jsonrpc.Message) {
 			}
 		}
 	}
+	return false
 }
 
 // unanswered answers a server/discover request the server did not answer
@@ -235,7 +256,7 @@ func (c *stdioConn) unanswered(id jsonrpc.ID) {
 	c.mu.Unlock()
 	if ok {
 		c.deliver(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("offgrid: no answer to server/discover within %s; trying initialize", c.discoverWait)}})
+			Message: "offgrid: no answer to server/discover; trying initialize"}})
 	}
 }
 
@@ -346,6 +367,12 @@ func (c *stdioConn) keep(m jsonrpc.Message) bool {
 	defer c.mu.Unlock()
 	switch m := m.(type) {
 	case *jsonrpc.Response:
+		if m.ID == probeID {
+			if id := c.discover; c.pending[id] != "" {
+				time.AfterFunc(probeGrace, func() { c.unanswered(id) })
+			}
+			return false
+		}
 		if c.answered[m.ID] {
 			delete(c.answered, m.ID)
 			return false
