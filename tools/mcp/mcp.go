@@ -277,6 +277,7 @@ func (srv *server) connect(ctx context.Context) (*proc, []*sdk.Tool, error) {
 	if p.conn != nil {
 		err = p.failure(ctx, srv.connectTimeout, err)
 		p.conn.Close()
+		p.conn.settle(500 * time.Millisecond)
 	}
 	return nil, nil, &StartError{Name: cfg.Name, Err: fmt.Errorf("MCP server %s (%s, from %s) %w: %w%s",
 		cfg.Name, cfg.commandLine(), cfg.Origin, ErrNotStarted, err, p.stderr.note())}
@@ -305,10 +306,7 @@ func discoverWait(connect time.Duration) time.Duration {
 // that was not MCP.
 func (p *proc) failure(ctx context.Context, timeout time.Duration, err error) error {
 	if !errors.Is(context.Cause(ctx), errConnectTimeout) {
-		select {
-		case <-p.conn.exited:
-		case <-time.After(500 * time.Millisecond): // the pipe may close first
-		}
+		p.conn.settle(500 * time.Millisecond) // the pipe may close first
 	}
 	switch st := p.conn.exitStatus(); {
 	case st != "":
@@ -599,7 +597,14 @@ func (srv *server) live(ctx context.Context) (*proc, error) {
 		return nil, tools.Errorf(tools.TypeInternal, "MCP server %s is not running: %s; offgrid restarts a server at most once every %s, on a call in %s or later%s",
 			srv.cfg.Name, how, interval, wait.Round(time.Second), p.stderr.note())
 	}
+	if srv.isClosed() {
+		return nil, tools.Errorf(tools.TypeInternal, "MCP server %s is not running: %s; the session is ending", srv.cfg.Name, how)
+	}
 	np, list, err := srv.connect(ctx)
+	if err == nil && srv.isClosed() { // Close came during the restart
+		np.close()
+		return nil, tools.Errorf(tools.TypeInternal, "MCP server %s is not running: %s; the session is ending", srv.cfg.Name, how)
+	}
 	if err != nil {
 		srv.procMu.Lock()
 		srv.started = time.Now()
@@ -627,10 +632,7 @@ func (p *proc) stopped() bool {
 
 // how says how a stopped process ended.
 func (p *proc) how() string {
-	select {
-	case <-p.conn.exited:
-	case <-time.After(time.Second): // the pipe may close first
-	}
+	p.conn.settle(time.Second) // the pipe may close first
 	if st := p.conn.exitStatus(); st != "" {
 		return "it exited (" + st + ")"
 	}

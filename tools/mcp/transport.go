@@ -94,14 +94,16 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		closeAll([]*os.File{inW, outR, errR})
 		return nil, err
 	}
+	stderrDone := make(chan struct{})
 	go func() {
 		io.Copy(t.stderr, errR)
 		errR.Close()
+		close(stderrDone)
 	}()
 	c := &stdioConn{
 		cmd: t.cmd, stdin: inW, stdout: outR, max: t.maxMessage, discoverWait: t.discoverWait, schemas: t.schemas, grace: t.grace,
 		in: make(chan jsonrpc.Message), done: make(chan struct{}), closed: make(chan struct{}), exited: make(chan struct{}),
-		pending: map[jsonrpc.ID]string{}, answered: map[jsonrpc.ID]bool{},
+		pending: map[jsonrpc.ID]string{}, answered: map[jsonrpc.ID]bool{}, stderrDone: stderrDone,
 	}
 	t.conn = c
 	go c.wait()
@@ -130,7 +132,10 @@ type stdioConn struct {
 	readErr error
 	closed  chan struct{} // closed by Close
 	exited  chan struct{} // closed when the process has exited and been reaped
-	waitErr error         // the result of cmd.Wait, once exited is closed
+	// stderrDone is closed when all of stderr is read (the process
+	// group is gone).
+	stderrDone chan struct{}
+	waitErr    error // the result of cmd.Wait, once exited is closed
 
 	writeMu     sync.Mutex
 	closeOnce   sync.Once
@@ -473,6 +478,19 @@ func (c *stdioConn) notes() string {
 		s += fmt.Sprintf("; %d message(s) over the %s cap were dropped", c.tooLarge, bytesize(int64(c.max)))
 	}
 	return s
+}
+
+// settle waits a little for the process to exit and its stderr to be
+// read to the end, so that a report quotes its last words.
+func (c *stdioConn) settle(wait time.Duration) {
+	timeout := time.After(wait)
+	for _, ch := range []chan struct{}{c.exited, c.stderrDone} {
+		select {
+		case <-ch:
+		case <-timeout:
+			return
+		}
+	}
 }
 
 // exitStatus returns how the process ended, or "" while it runs or
