@@ -734,7 +734,7 @@ func (t *tail) Write(p []byte) (int, error) {
 }
 
 // note returns "; its stderr ends: …" with the last lines the server
-// wrote, or "".
+// wrote (three, each cut to 300 bytes), or "".
 func (t *tail) note() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -745,6 +745,9 @@ func (t *tail) note() string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > 3 {
 		lines = lines[len(lines)-3:]
+	}
+	for i, l := range lines {
+		lines[i] = cut(strings.TrimSpace(l), 300)
 	}
 	return "; its stderr ends: " + strings.Join(lines, " | ")
 }
