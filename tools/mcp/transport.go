@@ -395,14 +395,25 @@ func (c *stdioConn) keep(m jsonrpc.Message) bool {
 
 // unused reports whether a line is a notification offgrid does not use:
 // a cheap look at it, as the SDK takes some 30µs to decode a message and
-// a server may send hundreds of thousands.
+// a server may send hundreds of thousands. (A line that is not JSON may
+// be taken for one; it is dropped all the same.)
 func unused(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("{")) || !bytes.Contains(line, []byte(`"method"`)) {
+		return false
+	}
+	for name := range keptNotifications {
+		if bytes.Contains(line, []byte(name)) {
+			return false
+		}
+	}
+	if !bytes.Contains(line, []byte(`"id"`)) {
+		return true // a notification: no member can be the id
+	}
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	return bytes.HasPrefix(line, []byte("{")) && json.Unmarshal(line, &env) == nil &&
-		env.ID == nil && env.Method != "" && !keptNotifications[env.Method]
+	return json.Unmarshal(line, &env) == nil && env.ID == nil && env.Method != ""
 }
 
 // decode reads one line: a JSON-RPC message, or a batch of them.
