@@ -451,3 +451,20 @@ func TestMetadataFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestServerConnectTimeout: a server's own connect timeout wins over
+// Options'.
+func TestServerConnectTimeout(t *testing.T) {
+	srv, pids := fault(t, "m", "mute")
+	srv.ConnectTimeout = 500 * time.Millisecond
+	begin := time.Now()
+	s, err := Start(t.Context(), tools.NewRegistry(), []Server{srv}, Options{ConnectTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if f := s.Failed(); len(f) != 1 || !strings.Contains(f[0].Error(), "within 500ms") || time.Since(begin) > 2*time.Second {
+		t.Errorf("failed %v after %s", f, time.Since(begin))
+	}
+	allGone(t, pids)
+}
