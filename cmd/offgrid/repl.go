@@ -63,7 +63,9 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 		interrupts = ch
 	}
 	// SIGTERM ends the session: the reply is stopped, the terminal and the
-	// history are left as they should be, and offgrid dies of the signal.
+	// history are left as they should be, the MCP servers are closed (their
+	// process groups killed: os.Exit runs no deferred Close), and offgrid
+	// dies of the signal.
 	terms := make(chan os.Signal, 1)
 	signal.Notify(terms, syscall.SIGTERM)
 	defer signal.Stop(terms)
@@ -86,6 +88,7 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 				}
 				mu.Unlock()
 				in.Close()
+				ld.servers.Close()
 				dieOf(syscall.SIGTERM)
 			case <-interrupts:
 				mu.Lock()

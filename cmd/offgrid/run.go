@@ -14,6 +14,7 @@ import (
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/tools"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 const runSynopsis = `run [-m MODEL] [-p PROMPT] [--root DIR] [flags]
@@ -142,7 +143,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
 		}
 	}
-	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, policy: pol, prompter: prompter, curator: cur}
+	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, servers: servers, policy: pol, prompter: prompter, curator: cur}
 	lm, err := ld.load(ctx, f.model)
 	if err != nil {
 		return err
@@ -169,6 +170,7 @@ type loader struct {
 	changed  func(flag string) bool // whether a flag was given
 	opts     agent.Options          // from the flags
 	reg      *tools.Registry
+	servers  *mcp.Servers // the MCP servers behind reg's tools; nil when none
 	policy   agent.Policy
 	prompter permission.Prompter
 	curator  *sessionCurator // nil with --curator off
