@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
 // hangServer is an MCP server in Python whose one tool never answers;
@@ -101,4 +105,54 @@ func alive(pid int) bool {
 	}
 	_, after, _ := strings.Cut(string(stat), ") ")
 	return !strings.HasPrefix(after, "Z")
+}
+
+// TestBenchAgentMCPConnectTimeout: bench --agent --mcp takes
+// --mcp-connect-timeout as run does: a task whose server never answers
+// fails at that deadline, saying so, and the server is not left running.
+func TestBenchAgentMCPConnectTimeout(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, pidFile := filepath.Join(dir, "mute.py"), filepath.Join(dir, "pid")
+	os.WriteFile(script, []byte("import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(300)\n"), 0o644)
+	out := t.TempDir()
+	begin := time.Now()
+	code, _, stderr := runBench(t, "--agent", "-m", model, "--task", "ls-root", "--max-tokens", "8", "--threads", "1",
+		"--mcp", "mute=python3 "+script+" "+pidFile, "--mcp-connect-timeout", "700ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if d := time.Since(begin); d > 8*time.Second {
+		t.Errorf("bench took %s with a 700ms connect timeout", d)
+	}
+	var res bench.AgentResults
+	if b, err := os.ReadFile(filepath.Join(out, "results.json")); err != nil || json.Unmarshal(b, &res) != nil || len(res.Runs) != 1 || len(res.Runs[0].Tasks) != 1 {
+		t.Fatalf("results.json: %v %+v", err, res)
+	}
+	if task := res.Runs[0].Tasks[0]; task.Pass || !strings.Contains(task.Error, "within 700ms") {
+		t.Errorf("task %s: pass %v, error %q, want the connect timeout", task.ID, task.Pass, task.Error)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the server did not start: %v", err)
+	}
+	pid, _ := strconv.Atoi(string(data))
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Errorf("the server (pid %d) outlived its task", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+
+	code, _, stderr = runBench(t, "--agent", "-m", model, "--mcp-connect-timeout", "0s")
+	if code != 2 || !strings.Contains(stderr, "--mcp-connect-timeout must be positive") {
+		t.Errorf("--mcp-connect-timeout 0s: exit %d, stderr %q", code, stderr)
+	}
 }
