@@ -208,7 +208,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
-		return nil, err
+		return nil, storedModelError(ld.env, mr, err)
 	}
 	window, err := contextWindow(m, f.engine.ctxSize, ld.reg, &opts, ld.env.stderr)
 	if err != nil {
@@ -235,6 +235,26 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		l.cur = ld.curator.use(m, path, sha)
 	}
 	return l, nil
+}
+
+// storedModelError adds to err, the failed load of a stored model whose
+// file is no longer the size its manifest records, that the file was cut
+// short or changed since it was stored, and how to replace it.
+func storedModelError(env *cliEnv, mr modelRef, err error) error {
+	if mr.bundle != "" || mr.sha256 == "" {
+		return err
+	}
+	st, serr := openStore(env)
+	if serr != nil || st.Path(mr.name) != mr.path {
+		return err
+	}
+	m, gerr := st.Get(mr.name)
+	fi, serr := os.Stat(mr.path)
+	if gerr != nil || serr != nil || fi.Size() == m.Size {
+		return err
+	}
+	return fmt.Errorf("%w; the file is %d bytes, the store's manifest says %d: it was cut short or changed since it was stored "+
+		"(remove it with 'offgrid models rm %s' and pull it again)", err, fi.Size(), m.Size, mr.name)
 }
 
 func modelName(m *inference.Model, path string) string {
