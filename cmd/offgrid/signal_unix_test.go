@@ -106,11 +106,11 @@ func TestREPLSIGTERM(t *testing.T) {
 	}
 }
 
-// TestExitClosesMCP: every way out of offgrid run (/exit, Ctrl-C then
-// Ctrl-D, SIGTERM at the prompt, and SIGTERM or Ctrl-C during run -p)
-// closes the MCP servers first: no process of a server's group, its
-// child included, outlives offgrid.
-func TestExitClosesMCP(t *testing.T) {
+// TestSignalExitPathsCloseMCP: every way out of offgrid run (/exit,
+// Ctrl-C then Ctrl-D, SIGTERM at the prompt, and SIGTERM or Ctrl-C
+// during run -p) closes the MCP servers first: no process of a server's
+// group, its child included, outlives offgrid.
+func TestSignalExitPathsCloseMCP(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
