@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/agent/permission"
@@ -116,6 +118,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if err != nil {
 		return err
 	}
+
+	// A hang-up (the terminal closed) ends the run as SIGTERM does, the
+	// MCP servers closed, rather than by the signal's default action.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
 
 	journal := &tools.Journal{} // for /undo
 	topts := append(f.perm.toolOptions(), tools.WithJournal(journal))

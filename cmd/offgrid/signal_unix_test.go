@@ -107,9 +107,9 @@ func TestREPLSIGTERM(t *testing.T) {
 }
 
 // TestSignalExitPathsCloseMCP: every way out of offgrid run (/exit,
-// Ctrl-C then Ctrl-D, SIGTERM at the prompt, and SIGTERM or Ctrl-C
-// during run -p) closes the MCP servers first: no process of a server's
-// group, its child included, outlives offgrid.
+// Ctrl-C then Ctrl-D, SIGTERM or a hang-up at the prompt, and SIGTERM,
+// a hang-up or Ctrl-C during run -p) closes the MCP servers first: no
+// process of a server's group, its child included, outlives offgrid.
 func TestSignalExitPathsCloseMCP(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -128,6 +128,8 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 			in.Close()
 		}, "exit 0"},
 		{"sigterm", "", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "terminated"},
+		{"sighup", "", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "hangup"},
+		{"prompt-sighup", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "exit 1"},
 		{"prompt-sigterm", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "exit 1"},
 		{"prompt-ctrl-c", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGINT) }, "exit 1"},
 	} {
