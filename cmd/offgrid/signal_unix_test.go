@@ -108,8 +108,9 @@ func TestREPLSIGTERM(t *testing.T) {
 
 // TestSignalExitPathsCloseMCP: every way out of offgrid run (/exit,
 // Ctrl-C then Ctrl-D, SIGTERM or a hang-up at the prompt, and SIGTERM,
-// a hang-up or Ctrl-C during run -p) closes the MCP servers first: no
-// process of a server's group, its child included, outlives offgrid.
+// a hang-up or Ctrl-C during run -p), and SIGTERM or a hang-up during
+// offgrid tools call, closes the MCP servers first: no process of a
+// server's group, its child included, outlives offgrid.
 func TestSignalExitPathsCloseMCP(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -117,7 +118,7 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 	model := tinyModel(t)
 	for _, tc := range []struct {
 		name   string
-		prompt string // -p; "" for the REPL
+		prompt string // -p; "" for the REPL; "call" for tools call of the hanging tool
 		exit   func(cmd *exec.Cmd, stdin io.WriteCloser)
 		status string // how offgrid ends: "exit N" or the signal's name
 	}{
@@ -132,22 +133,43 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 		{"prompt-sighup", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "exit 1"},
 		{"prompt-sigterm", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "exit 1"},
 		{"prompt-ctrl-c", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGINT) }, "exit 1"},
+		{"call-sighup", "call", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "exit 1"},
+		{"call-sigterm", "call", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "exit 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
 			os.WriteFile(script, []byte(hangServer), 0o644)
-			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", "s=python3 " + script + " " + log}
-			if tc.prompt != "" {
+			mcpArg := "s=python3 " + script + " " + log
+			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", mcpArg}
+			switch tc.prompt {
+			case "":
+			case "call":
+				args = []string{"tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", mcpArg}
+			default:
 				args = append(args, "--tool-choice", "none", "-n", "100000", "-p", tc.prompt)
 			}
 			cmd, out, stdin, stderr := startCLI(t, args...)
-			// The servers are up once the REPL prompts or the reply streams.
-			if _, err := out.ReadByte(); err != nil {
-				t.Fatalf("no output: %v; stderr:\n%s", err, stderr)
+			var pids []string
+			if tc.prompt == "call" {
+				// The call hangs once the server logged it.
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(pids) < 3; time.Sleep(20 * time.Millisecond) {
+					data, _ := os.ReadFile(log)
+					pids = strings.Fields(string(data))
+				}
+				if len(pids) != 3 || pids[2] != "called" {
+					t.Fatalf("the call did not reach the server: %q; stderr:\n%s", pids, stderr)
+				}
+				pids = pids[:2]
+				go io.Copy(io.Discard, out)
+			} else {
+				// The servers are up once the REPL prompts or the reply streams.
+				if _, err := out.ReadByte(); err != nil {
+					t.Fatalf("no output: %v; stderr:\n%s", err, stderr)
+				}
+				go io.Copy(io.Discard, out)
+				pids = strings.Fields(readFile(t, log))
 			}
-			go io.Copy(io.Discard, out)
-			pids := strings.Fields(readFile(t, log))
 			if len(pids) != 2 {
 				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
 			}
