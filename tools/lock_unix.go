@@ -1,0 +1,41 @@
+//go:build unix
+
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// lockFile takes an exclusive advisory lock (flock) on f, polling while
+// another process holds it, until ctx ends or lockWait passes
+// ([errLockBusy]). A file system that cannot lock (some network ones) is
+// no error: the edit goes ahead unlocked, as before locks were taken.
+// Closing f releases the lock.
+func lockFile(ctx context.Context, f *os.File) error {
+	fd := int(f.Fd())
+	deadline := time.Now().Add(lockWait)
+	for wait := time.Millisecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case !errors.Is(err, syscall.EWOULDBLOCK):
+			return nil // no locks here
+		case time.Now().After(deadline):
+			return errLockBusy
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
