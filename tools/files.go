@@ -31,12 +31,16 @@ type fileTools struct {
 }
 
 // stamp is what a file looked like when the tools last read or wrote it.
+// The file's identity (see fileID) tells apart a file replaced by a
+// rename, as the tools and most editors write, with one of the same size
+// and a modification time within the same clock tick.
 type stamp struct {
 	size int64
 	mod  time.Time
+	id   uint64
 }
 
-func stampOf(fi fs.FileInfo) stamp { return stamp{fi.Size(), fi.ModTime()} }
+func stampOf(fi fs.FileInfo) stamp { return stamp{fi.Size(), fi.ModTime(), fileID(fi)} }
 
 // saw records that the model has seen rel as fi describes it.
 func (f *fileTools) saw(rel string, fi fs.FileInfo) {
@@ -83,7 +87,7 @@ func (f *fileTools) checkSeen(name, rel string, fi fs.FileInfo) error {
 	switch {
 	case !ok:
 		return Errorf(TypeValidationFailed, "%s already exists and has not been read; read it with read_file first, then change its lines with replace_lines or insert_lines, or write its whole new content", name)
-	case st.size != fi.Size() || !st.mod.Equal(fi.ModTime()):
+	case st.size != fi.Size() || !st.mod.Equal(fi.ModTime()) || st.id != fileID(fi):
 		return Errorf(TypeValidationFailed, "%s has changed since it was last read; read it again with read_file first", name)
 	}
 	return nil

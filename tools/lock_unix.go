@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -38,4 +39,13 @@ func lockFile(ctx context.Context, f *os.File) error {
 		case <-t.C:
 		}
 	}
+}
+
+// fileID returns the inode number of the file fi describes: a file
+// renamed over another is a different inode, whatever its size and times.
+func fileID(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
 }

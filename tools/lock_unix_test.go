@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -70,6 +71,45 @@ func TestEditWaitsForLock(t *testing.T) {
 		}
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(data) != "zero\none\n" {
+		t.Errorf("f.txt: %q", data)
+	}
+}
+
+// TestWriteFileSeesReplacedFile: a file replaced by a rename since it was
+// read, with the same size and modification time, is still seen as
+// changed: write_file refuses to overwrite it.
+func TestWriteFileSeesReplacedFile(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "f.txt")
+	if err := os.WriteFile(path, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Execute(context.Background(), "read_file", json.RawMessage(`{"path":"f.txt"}`)); !res.Success {
+		t.Fatal(res.Compact())
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(root, "other")
+	if err := os.WriteFile(other, []byte("your\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(other, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Execute(context.Background(), "write_file", json.RawMessage(`{"path":"f.txt","content":"new\n"}`))
+	if res.Success || !strings.Contains(res.Message(), "has changed since it was last read") {
+		t.Errorf("write_file over a replaced file: %s", res.Compact())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "your\n" {
 		t.Errorf("f.txt: %q", data)
 	}
 }
