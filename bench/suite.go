@@ -35,6 +35,9 @@ type Suite struct {
 	// Tools are options for every task's built-in tools, such as the bash
 	// tool's confinement (tools.WithConfinement).
 	Tools []tools.BuiltinOption `json:"-"`
+	// MCPConnectTimeout caps starting each task's MCP servers and listing
+	// their tools; 0 means mcp.DefaultConnectTimeout.
+	MCPConnectTimeout time.Duration `json:"-"`
 }
 
 // MCPServer is how a task's MCP server is started: a command and its

@@ -194,7 +194,7 @@ func (s *Suite) startMCP(ctx context.Context, t Task, dir string, reg *tools.Reg
 		}
 		servers = append(servers, mcp.Server{Name: name, Command: spec.Command, Args: args, Origin: "suite " + s.Name})
 	}
-	return mcp.Start(ctx, reg, servers, mcp.Options{})
+	return mcp.Start(ctx, reg, servers, mcp.Options{ConnectTimeout: s.MCPConnectTimeout})
 }
 
 // AgentRow summarizes one run.

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
@@ -90,9 +91,10 @@ type Options struct {
 // Curator chooses the parts of files that matter for requests. It is
 // safe for concurrent use.
 type Curator struct {
-	opts Options
-	mu   sync.Mutex
-	mem  map[string]Selection
+	opts  Options
+	mu    sync.Mutex
+	mem   map[string]Selection
+	swept map[string]bool // cache directories cleared of stale temporary files
 }
 
 // New returns a Curator.
@@ -106,7 +108,7 @@ func New(opts Options) *Curator {
 	if opts.Picks <= 0 {
 		opts.Picks = 3
 	}
-	return &Curator{opts: opts, mem: map[string]Selection{}}
+	return &Curator{opts: opts, mem: map[string]Selection{}, swept: map[string]bool{}}
 }
 
 // version changes when the way answers are made changes, so that old
@@ -490,6 +492,25 @@ func (c *Curator) store(key string, s Selection) {
 	}
 	p := c.path(key)
 	if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+		c.sweep(filepath.Dir(p))
 		atomicfile.WriteFile(p, b, 0o644) // a cache: a failed write costs a later recomputation only
+	}
+}
+
+// sweep removes, the first time the curator writes to the cache
+// directory dir, the stale temporary files of saves that were killed
+// (see [atomicfile.IsStale]); a younger one may be another process's
+// save in progress.
+func (c *Curator) sweep(dir string) {
+	c.mu.Lock()
+	done := c.swept[dir]
+	c.swept[dir] = true
+	c.mu.Unlock()
+	if done {
+		return
+	}
+	if root, err := os.OpenRoot(dir); err == nil {
+		atomicfile.SweepStale(root, time.Now())
+		root.Close()
 	}
 }

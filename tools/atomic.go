@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,4 +69,45 @@ func (s *Sandbox) sweep(dir *os.Root, rel string) {
 	if !done {
 		atomicfile.SweepStale(dir, time.Now())
 	}
+}
+
+// lockWait is how long an edit waits for another process's lock on its
+// directory (see [Sandbox.lockDir]) before failing.
+const lockWait = 10 * time.Second
+
+// errLockBusy is returned by lockFile when another process held the lock
+// for all of lockWait.
+var errLockBusy = fmt.Errorf("another process has held the edit lock for %s", lockWait)
+
+// lockDir takes the edit lock of the directory dirRel (resolved, relative
+// to the root) and returns its release. The file tools hold it from their
+// check that a file is as the model read it until the new version is
+// renamed in and recorded as seen, so that another offgrid process
+// editing a file of that directory meanwhile waits, then sees the change
+// (write_file refuses: the file changed since it was read; a line edit
+// applies to the file as it now is) rather than having its edit, or ours,
+// silently overwritten. The lock is an advisory one (flock on unix, see
+// lockFile) on the directory itself, so that no lock file is left in the
+// user's tree; other programs do not take it. A directory that cannot be
+// opened is left for the edit to report, unlocked; the error is the
+// lock's (errLockBusy) or ctx's.
+func (s *Sandbox) lockDir(ctx context.Context, dirRel string) (unlock func(), err error) {
+	d, err := s.dir.Open(dirRel)
+	if err != nil {
+		return func() {}, nil
+	}
+	if err := lockFile(ctx, d); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return func() { d.Close() }, nil
+}
+
+// lockError is the tool error for an edit of name that could not take
+// the edit lock (see [Sandbox.lockDir]).
+func lockError(name string, err error) error {
+	if errors.Is(err, errLockBusy) {
+		return Errorf(TypeIO, "%s is not changed: %v on its directory (another offgrid editing it); try again", name, err)
+	}
+	return err
 }

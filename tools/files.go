@@ -31,12 +31,16 @@ type fileTools struct {
 }
 
 // stamp is what a file looked like when the tools last read or wrote it.
+// The file's identity (see fileID) tells apart a file replaced by a
+// rename, as the tools and most editors write, with one of the same size
+// and a modification time within the same clock tick.
 type stamp struct {
 	size int64
 	mod  time.Time
+	id   uint64
 }
 
-func stampOf(fi fs.FileInfo) stamp { return stamp{fi.Size(), fi.ModTime()} }
+func stampOf(fi fs.FileInfo) stamp { return stamp{fi.Size(), fi.ModTime(), fileID(fi)} }
 
 // saw records that the model has seen rel as fi describes it.
 func (f *fileTools) saw(rel string, fi fs.FileInfo) {
@@ -83,10 +87,42 @@ func (f *fileTools) checkSeen(name, rel string, fi fs.FileInfo) error {
 	switch {
 	case !ok:
 		return Errorf(TypeValidationFailed, "%s already exists and has not been read; read it with read_file first, then change its lines with replace_lines or insert_lines, or write its whole new content", name)
-	case st.size != fi.Size() || !st.mod.Equal(fi.ModTime()):
+	case st.size != fi.Size() || !st.mod.Equal(fi.ModTime()) || st.id != fileID(fi):
 		return Errorf(TypeValidationFailed, "%s has changed since it was last read; read it again with read_file first", name)
 	}
 	return nil
+}
+
+// checkWrite refuses a write_file over rel (name as the model gave it)
+// that checkSeen refuses, and reports whether rel does not exist yet. A
+// hard-linked file is replaced by a file of its own (see
+// Sandbox.writeFile), so its content is not lost.
+func (f *fileTools) checkWrite(name, rel string) (created bool, err error) {
+	fi, err := f.sb.dir.Lstat(rel)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist), nil
+	}
+	if fi.Mode().IsRegular() && (linkCount(fi) == 1 || f.sb.hardlinks) {
+		return false, f.checkSeen(name, rel, fi)
+	}
+	return false, nil
+}
+
+// lockFor takes the edit lock (see Sandbox.lockDir) for a line edit of
+// the file name names, held from reading it to recording the new version
+// as seen, so that the edit applies to the file as it is, and another
+// offgrid's edit in between is not lost. A name that does not resolve is
+// left for the edit to report, unlocked.
+func (f *fileTools) lockFor(ctx context.Context, name string) (unlock func(), err error) {
+	rel, err := f.sb.resolve(name)
+	if err != nil {
+		return func() {}, nil
+	}
+	unlock, err = f.sb.lockDir(ctx, filepath.Dir(rel))
+	if err != nil {
+		return nil, lockError(name, err)
+	}
+	return unlock, nil
 }
 
 // display is how a resolved path is echoed back: relative to the root,
@@ -420,14 +456,8 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 	if rel == "." {
 		return "", Errorf(TypeValidationFailed, "path %q names the working directory, not a file", a.Path)
 	}
-	fi, statErr := f.sb.dir.Lstat(rel)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	// A hard-linked file is replaced by a file of its own (see
-	// Sandbox.writeFile), so its content is not lost.
-	if statErr == nil && fi.Mode().IsRegular() && (linkCount(fi) == 1 || f.sb.hardlinks) {
-		if err := f.checkSeen(a.Path, rel, fi); err != nil {
-			return "", err
-		}
+	if _, err := f.checkWrite(a.Path, rel); err != nil {
+		return "", err
 	}
 	if err := f.refuseNumbered("content", a.Path, rel, 0, a.Content); err != nil {
 		return "", err
@@ -437,6 +467,18 @@ func (f *fileTools) writeFile(ctx context.Context, a writeArgs) (string, error) 
 			return "", Errorf(TypeValidationFailed, "cannot create %s: a parent on its path is a file, not a directory", a.Path)
 		}
 		return "", f.sb.pathError(filepath.Dir(rel), err)
+	}
+	// The check again, under the edit lock held until the new version is
+	// in and recorded as seen: another offgrid writing the file after the
+	// check would otherwise have its edit overwritten (see lockDir).
+	unlock, err := f.sb.lockDir(ctx, filepath.Dir(rel))
+	if err != nil {
+		return "", lockError(a.Path, err)
+	}
+	defer unlock()
+	created, err := f.checkWrite(a.Path, rel)
+	if err != nil {
+		return "", err
 	}
 	if err := f.sb.writeFile(rel, []byte(a.Content), 0o644); err != nil {
 		return "", f.sb.pathError(a.Path, err)
@@ -726,6 +768,11 @@ func (t *textFile) preview(from, to int) string {
 }
 
 func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, error) {
+	unlock, err := f.lockFor(ctx, a.Path)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	t, err := f.loadText(a.Path)
 	if err != nil {
 		return "", err
@@ -757,6 +804,11 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 }
 
 func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, error) {
+	unlock, err := f.lockFor(ctx, a.Path)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	t, err := f.loadText(a.Path)
 	if err != nil {
 		return "", err

@@ -15,6 +15,7 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
@@ -73,6 +74,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.StringVar(&af.split, "split", "", "--agent: run only the tasks of this split of the suite: dev (tuned on) or test (reported)")
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
+	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "--agent: cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
 	if err := parseFlags(fs, args); err != nil {
 		return err

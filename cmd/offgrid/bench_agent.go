@@ -45,7 +45,8 @@ type agentBenchFlags struct {
 	tasks                  []string
 	split                  string
 	ctxSize                int
-	mcp                    []string // --mcp: servers attached to every task
+	mcp                    []string      // --mcp: servers attached to every task
+	mcpConnect             time.Duration // --mcp-connect-timeout
 	noPromptCache          bool
 	// set names the flags given on the command line; the others take the
 	// model's catalog setting where it has one (see withCatalog).
@@ -80,6 +81,10 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		return err
 	}
 	suite.Tools = confinement() // bash runs as in offgrid run
+	if f.mcpConnect <= 0 {
+		return fmt.Errorf("%w: --mcp-connect-timeout must be positive", errUsage)
+	}
+	suite.MCPConnectTimeout = f.mcpConnect
 	for _, v := range f.mcp {
 		s, err := mcp.ParseFlag(v)
 		if err != nil {

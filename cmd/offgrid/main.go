@@ -50,9 +50,23 @@ func main() {
 	sandbox.Serve()            // when re-executed to confine a bash command
 	agent.ServeTemplateCheck() // when re-executed to vet a chat template
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), exitSignals(os.Args[1:])...)
 	defer stop()
 	os.Exit(runMain(ctx, env, os.Args[1:]))
+}
+
+// exitSignals are the signals that end a command by cancelling its
+// context, so that it returns through its deferred clean-ups (the MCP
+// servers closed, their process groups killed) instead of dying at once:
+// Ctrl-C and SIGTERM for every command, and a hang-up (the terminal
+// closed) too for tools, whose list and call start MCP servers. run
+// handles a hang-up itself (see runCommand and runREPL).
+func exitSignals(args []string) []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if len(args) > 0 && args[0] == "tools" {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 // runMain dispatches to a command and maps its error to an exit code.

@@ -19,7 +19,8 @@ type mcpFlags struct {
 	servers []string
 	config  string
 	timeout time.Duration
-	tools   []string // --tools: name patterns of the tools to offer
+	connect time.Duration // --mcp-connect-timeout
+	tools   []string      // --tools: name patterns of the tools to offer
 }
 
 func addMCPFlags(fs *pflag.FlagSet) *mcpFlags {
@@ -27,6 +28,7 @@ func addMCPFlags(fs *pflag.FlagSet) *mcpFlags {
 	fs.StringArrayVar(&f.servers, "mcp", nil, "attach an MCP server: 'NAME=COMMAND ARGS…' (repeatable); its tools are NAME_TOOL")
 	fs.StringVar(&f.config, "mcp-config", "", "MCP servers file (default: $XDG_CONFIG_HOME/offgrid/mcp.json; none: read none)")
 	fs.DurationVar(&f.timeout, "mcp-timeout", mcp.DefaultTimeout, "cap on each MCP tool call")
+	fs.DurationVar(&f.connect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "cap on starting each MCP server and listing its tools; one that misses it is reported and left out")
 	fs.StringSliceVar(&f.tools, "tools", nil, "offer only the tools whose names match these patterns (comma-separated, * and ? wildcards, e.g. 'fs_*,read_file'; default: all)")
 	return f
 }
@@ -81,21 +83,30 @@ func (f *mcpFlags) list(env *cliEnv) ([]mcp.Server, error) {
 }
 
 // start starts the configured MCP servers and adds their tools to reg,
-// before the tools it holds.
+// before the tools it holds. A server that does not start is reported
+// (once, on stderr) and left out: the session goes on without its tools
+// (see [mcp.Servers.Failed]).
 // Close the result (nil when there are none) when done.
 func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, keep func(string) bool) (*mcp.Servers, error) {
 	if f.timeout <= 0 {
 		return nil, fmt.Errorf("%w: --mcp-timeout must be positive", errUsage)
 	}
+	if f.connect <= 0 {
+		return nil, fmt.Errorf("%w: --mcp-connect-timeout must be positive", errUsage)
+	}
 	list, err := f.list(env)
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}
+	for i := range list {
+		list[i].Optional = true
+	}
 	return mcp.Start(ctx, reg, list, mcp.Options{
-		Timeout: f.timeout,
-		Warn:    func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
-		Version: offgridVersion(),
-		Keep:    keep,
+		Timeout:        f.timeout,
+		ConnectTimeout: f.connect,
+		Warn:           func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
+		Version:        offgridVersion(),
+		Keep:           keep,
 	})
 }
 

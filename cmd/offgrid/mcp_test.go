@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
@@ -88,8 +89,10 @@ func TestMCPConfig(t *testing.T) {
 		{"--tools bad pattern", "", []string{"--tools", "[x"}, 2, "--tools \"[x\""},
 		{"bad file", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, nil, 1, file + ": mcpServers.fs.args: want an array of strings"},
 		{"bad file, not read", `{"mcpServers":{"fs":{"command":"npx","args":"-y"}}}`, []string{"--mcp-config", "none"}, 0, ""},
-		{"server of the file that does not start", `{"mcpServers":{"gone":{"command":"/no/such/server"}}}`, nil, 0, "warning: MCP server gone (" + file + ") was not started"},
-		{"server of a flag that does not start", "", []string{"--mcp", "gone=/no/such/server"}, 1, "MCP server gone: /no/such/server"},
+		{"connect timeout", "", []string{"--mcp", "x=server", "--mcp-connect-timeout", "0s"}, 2, "--mcp-connect-timeout"},
+		{"bad connect timeout in the file", `{"mcpServers":{"fs":{"command":"npx","connectTimeout":-1}}}`, nil, 1, file + ": mcpServers.fs.connectTimeout: want a positive number"},
+		{"server of the file that does not start", `{"mcpServers":{"gone":{"command":"/no/such/server"}}}`, nil, 1, "warning: MCP server gone (/no/such/server, from " + file + ") did not start"},
+		{"server of a flag that does not start", "", []string{"--mcp", "gone=/no/such/server"}, 1, "warning: MCP server gone (/no/such/server, from --mcp) did not start"},
 	} {
 		os.Remove(file)
 		if tc.json != "" {
@@ -172,5 +175,30 @@ func TestRunMCPDefaultModel(t *testing.T) {
 			}
 			t.Logf("%s", strings.Join(trace, "\n"))
 		})
+	}
+}
+
+// TestToolsListMuteServer: tools list with a server that never answers
+// gives up on it at the connect timeout, lists the other tools, names
+// the server and exits non-zero.
+func TestToolsListMuteServer(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	script := filepath.Join(t.TempDir(), "mute.py")
+	os.WriteFile(script, []byte("import sys, time\nprint('mute: up', file=sys.stderr, flush=True)\ntime.sleep(3600)\n"), 0o644)
+	begin := time.Now()
+	code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "m=python3 "+script, "--mcp-connect-timeout", "1s")
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("tools list took %s with a 1s connect timeout", d)
+	}
+	if code != 1 || !regexp.MustCompile(`(?m)^ls\s+safe\s+builtin`).MatchString(out) {
+		t.Errorf("exit %d, want 1 with the built-in tools listed; stdout:\n%s", code, out)
+	}
+	for _, want := range []string{"warning: MCP server m (python3 " + script + ", from --mcp) did not start: no answer to initialize within 1s; its stderr ends: mute: up",
+		"MCP servers did not start: m"} {
+		if !strings.Contains(errb, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
+		}
 	}
 }

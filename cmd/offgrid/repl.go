@@ -62,10 +62,12 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 		defer signal.Stop(ch)
 		interrupts = ch
 	}
-	// SIGTERM ends the session: the reply is stopped, the terminal and the
-	// history are left as they should be, and offgrid dies of the signal.
+	// SIGTERM or a hang-up ends the session: the reply is stopped, the
+	// terminal and the history are left as they should be, the MCP servers
+	// are closed (their process groups killed: os.Exit runs no deferred
+	// Close), and offgrid dies of the signal.
 	terms := make(chan os.Signal, 1)
-	signal.Notify(terms, syscall.SIGTERM)
+	signal.Notify(terms, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(terms)
 	// The process-wide context ends at the first Ctrl-C; here Ctrl-C only
 	// ends a reply.
@@ -79,14 +81,15 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 			select {
 			case <-done:
 				return
-			case <-terms:
+			case sig := <-terms:
 				mu.Lock()
 				if cancel != nil {
 					cancel()
 				}
 				mu.Unlock()
 				in.Close()
-				dieOf(syscall.SIGTERM)
+				ld.servers.Close()
+				dieOf(sig.(syscall.Signal))
 			case <-interrupts:
 				mu.Lock()
 				if cancel != nil {

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/tools"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 const runSynopsis = `run [-m MODEL] [-p PROMPT] [--root DIR] [flags]
@@ -117,6 +120,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		return err
 	}
 
+	// A hang-up (the terminal closed) ends the run as SIGTERM does, the
+	// MCP servers closed, rather than by the signal's default action.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
+
 	journal := &tools.Journal{} // for /undo
 	topts := append(f.perm.toolOptions(), tools.WithJournal(journal))
 	var cur *sessionCurator
@@ -143,7 +151,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
 		}
 	}
-	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, policy: pol, prompter: prompter, curator: cur}
+	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, servers: servers, policy: pol, prompter: prompter, curator: cur}
 	lm, err := ld.load(ctx, f.model)
 	if err != nil {
 		return err
@@ -170,6 +178,7 @@ type loader struct {
 	changed  func(flag string) bool // whether a flag was given
 	opts     agent.Options          // from the flags
 	reg      *tools.Registry
+	servers  *mcp.Servers // the MCP servers behind reg's tools; nil when none
 	policy   agent.Policy
 	prompter permission.Prompter
 	curator  *sessionCurator // nil with --curator off
@@ -207,7 +216,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	}
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
-		return nil, err
+		return nil, storedModelError(ld.env, mr, err)
 	}
 	window, err := contextWindow(m, f.engine.ctxSize, ld.reg, &opts, ld.env.stderr)
 	if err != nil {
@@ -234,6 +243,26 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		l.cur = ld.curator.use(m, path, sha)
 	}
 	return l, nil
+}
+
+// storedModelError adds to err, the failed load of a stored model whose
+// file is no longer the size its manifest records, that the file was cut
+// short or changed since it was stored, and how to replace it.
+func storedModelError(env *cliEnv, mr modelRef, err error) error {
+	if mr.bundle != "" || mr.sha256 == "" {
+		return err
+	}
+	st, serr := openStore(env)
+	if serr != nil || st.Path(mr.name) != mr.path {
+		return err
+	}
+	m, gerr := st.Get(mr.name)
+	fi, serr := os.Stat(mr.path)
+	if gerr != nil || serr != nil || fi.Size() == m.Size {
+		return err
+	}
+	return fmt.Errorf("%w; the file is %d bytes, the store's manifest says %d: it was cut short or changed since it was stored "+
+		"(remove it with 'offgrid models rm %s' and pull it again)", err, fi.Size(), m.Size, mr.name)
 }
 
 func modelName(m *inference.Model, path string) string {

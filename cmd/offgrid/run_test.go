@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
@@ -290,5 +291,41 @@ func TestRunPromptCache(t *testing.T) {
 	warm, got := run()
 	if warm.PromptLoaded == 0 || warm.PromptDecoded >= cold.PromptDecoded || got != want {
 		t.Fatalf("warm: %+v, %q (want %q)", warm, got, want)
+	}
+}
+
+// TestRunTruncatedStoredModel: a stored model cut short since it was
+// stored fails to load with the engine's reason, its size against the
+// manifest's and how to replace it; the store still lists it.
+func TestRunTruncatedStoredModel(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	st := models.NewStore(dir)
+	if _, err := st.Import(t.Context(), "tiny", synthFile(t), ""); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(st.Path("tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(st.Path("tiny"), fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	env, errb := runEnv(t, "", &bytes.Buffer{})
+	getenv := env.getenv
+	env.getenv = func(k string) string {
+		if k == "OFFGRID_MODELS" {
+			return dir
+		}
+		return getenv(k)
+	}
+	code := runMain(t.Context(), env, []string{"run", "-m", "tiny", "-p", "hi", "--root", t.TempDir()})
+	for _, want := range []string{"extends past the end of the file", fmt.Sprintf("the file is %d bytes, the store's manifest says %d", fi.Size()/2, fi.Size()), "offgrid models rm tiny"} {
+		if code != 1 || !strings.Contains(errb.String(), want) {
+			t.Errorf("exit %d, stderr %q, want %q", code, errb, want)
+		}
+	}
+	t.Log(errb)
+	if r := modelsCLI(t, dir, "ls"); r.code != 0 || !strings.Contains(r.stdout, "tiny") {
+		t.Errorf("models ls: %+v", r)
 	}
 }

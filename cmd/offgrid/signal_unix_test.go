@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,4 +104,123 @@ func TestREPLSIGTERM(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("offgrid still runs a minute after SIGTERM; stderr:\n%s", stderr)
 	}
+}
+
+// TestSignalExitPathsCloseMCP: every way out of offgrid run (/exit,
+// Ctrl-C then Ctrl-D, SIGTERM or a hang-up at the prompt, and SIGTERM,
+// a hang-up or Ctrl-C during run -p), and SIGTERM or a hang-up during
+// offgrid tools call, closes the MCP servers first: no process of a
+// server's group, its child included, outlives offgrid.
+func TestSignalExitPathsCloseMCP(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := tinyModel(t)
+	for _, tc := range []struct {
+		name   string
+		prompt string // -p; "" for the REPL; "call" for tools call of the hanging tool
+		exit   func(cmd *exec.Cmd, stdin io.WriteCloser)
+		status string // how offgrid ends: "exit N" or the signal's name
+	}{
+		{"exit", "", func(_ *exec.Cmd, in io.WriteCloser) { io.WriteString(in, "/exit\n") }, "exit 0"},
+		{"ctrl-c-ctrl-d", "", func(cmd *exec.Cmd, in io.WriteCloser) {
+			cmd.Process.Signal(syscall.SIGINT)
+			time.Sleep(100 * time.Millisecond)
+			in.Close()
+		}, "exit 0"},
+		{"sigterm", "", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "terminated"},
+		{"sighup", "", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "hangup"},
+		{"prompt-sighup", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "exit 1"},
+		{"prompt-sigterm", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "exit 1"},
+		{"prompt-ctrl-c", "Tell me a long story.", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGINT) }, "exit 1"},
+		{"call-sighup", "call", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGHUP) }, "exit 1"},
+		{"call-sigterm", "call", func(cmd *exec.Cmd, _ io.WriteCloser) { cmd.Process.Signal(syscall.SIGTERM) }, "exit 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+			os.WriteFile(script, []byte(hangServer), 0o644)
+			mcpArg := "s=python3 " + script + " " + log
+			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", mcpArg}
+			switch tc.prompt {
+			case "":
+			case "call":
+				args = []string{"tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", mcpArg}
+			default:
+				args = append(args, "--tool-choice", "none", "-n", "100000", "-p", tc.prompt)
+			}
+			cmd, out, stdin, stderr := startCLI(t, args...)
+			var pids []string
+			if tc.prompt == "call" {
+				// The call hangs once the server logged it.
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(pids) < 3; time.Sleep(20 * time.Millisecond) {
+					data, _ := os.ReadFile(log)
+					pids = strings.Fields(string(data))
+				}
+				if len(pids) != 3 || pids[2] != "called" {
+					t.Fatalf("the call did not reach the server: %q; stderr:\n%s", pids, stderr)
+				}
+				pids = pids[:2]
+				go io.Copy(io.Discard, out)
+			} else {
+				// The servers are up once the REPL prompts or the reply streams.
+				if _, err := out.ReadByte(); err != nil {
+					t.Fatalf("no output: %v; stderr:\n%s", err, stderr)
+				}
+				go io.Copy(io.Discard, out)
+				pids = strings.Fields(readFile(t, log))
+			}
+			if len(pids) != 2 {
+				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
+			}
+			tc.exit(cmd, stdin)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("offgrid still runs 20s after the %s; stderr:\n%s", tc.name, stderr)
+			}
+			if got := exitStatus(err); got != tc.status {
+				t.Errorf("offgrid ended with %s (%v), want %s; stderr:\n%s", got, err, tc.status, stderr)
+			}
+			for _, l := range pids {
+				pid, _ := strconv.Atoi(l)
+				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d of the MCP server outlived offgrid", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+// readFile returns the content of path, or fails the test.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// exitStatus describes how a process ended: "exit N", or the name of the
+// signal that killed it.
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exit 0"
+	case !errors.As(err, &ee):
+		return err.Error()
+	}
+	if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ee.ExitCode())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/internal/jsonx"
 	"github.com/offgrid-ai/offgrid/tools"
+	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
@@ -88,14 +89,41 @@ func toolsList(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		if err := enc.Encode(list); err != nil {
+			return err
+		}
+		return notStarted(servers)
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRISK\tSOURCE\tARGUMENTS")
 	for _, t := range reg.Tools() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Risk, source(t.Name), argNames(t.Parameters))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return notStarted(servers)
+}
+
+// errMCPNotStarted ends tools list when a server did not start: its
+// tools are missing from the list, and the warning said why.
+var errMCPNotStarted = errors.New("MCP servers did not start")
+
+// notStarted returns errMCPNotStarted naming the servers that did not
+// start, or nil.
+func notStarted(servers *mcp.Servers) error {
+	failed := servers.Failed()
+	if len(failed) == 0 {
+		return nil
+	}
+	var names []string
+	for _, err := range failed {
+		var se *mcp.StartError
+		if errors.As(err, &se) {
+			names = append(names, se.Name)
+		}
+	}
+	return fmt.Errorf("%w: %s (see the warnings above); the list lacks their tools", errMCPNotStarted, strings.Join(names, ", "))
 }
 
 // argNames lists a schema's top-level properties, required ones first

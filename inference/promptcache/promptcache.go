@@ -203,7 +203,9 @@ func (c *Cache) Save(layout string, prefix []inference.Token, state []byte) {
 }
 
 // evict removes the least recently used entries until the directory's
-// entries fit MaxBytes, keeping the entry named keep.
+// entries fit MaxBytes, keeping the entry named keep, and the stale
+// temporary files of saves that were killed (see [atomicfile.IsStale]):
+// a younger one may be another process's save in progress.
 func (c *Cache) evict(keep string) error {
 	type entry struct {
 		name string
@@ -216,7 +218,14 @@ func (c *Cache) evict(keep string) error {
 	}
 	var all []entry
 	var total int64
+	now := c.now()
 	for _, de := range des {
+		if atomicfile.IsTempName(de.Name()) {
+			if fi, err := de.Info(); err == nil && atomicfile.IsStale(fi, now) {
+				os.Remove(filepath.Join(c.dir, de.Name()))
+			}
+			continue
+		}
 		if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ext) {
 			continue
 		}

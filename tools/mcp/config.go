@@ -32,6 +32,9 @@ type Server struct {
 	// Timeout caps each call to one of its tools; 0 means
 	// [Options.Timeout].
 	Timeout time.Duration
+	// ConnectTimeout caps starting it: spawning, the opening handshake
+	// and the listing of its tools; 0 means [Options.ConnectTimeout].
+	ConnectTimeout time.Duration
 	// Optional servers (those of the config file) that fail to start
 	// are a warning; others are an error.
 	Optional bool
@@ -112,7 +115,11 @@ func DefaultConfigFile(getenv func(string) string) (string, error) {
 // LoadConfig reads a config file in the shape other MCP clients use:
 //
 //	{"mcpServers": {"NAME": {"command": "…", "args": ["…"], "env": {"K": "V"},
-//	                         "timeout": SECONDS, "disabled": false}}}
+//	                         "timeout": SECONDS, "connectTimeout": SECONDS,
+//	                         "disabled": false}}}
+//
+// timeout caps each call to one of the server's tools, connectTimeout its
+// start (see [Server]).
 //
 // A missing file configures no servers. Servers reached by URL (not a
 // command) and disabled ones are skipped with a warning; anything else
@@ -169,7 +176,7 @@ func LoadConfig(path string) (servers []Server, warnings []string, err error) {
 		var typ, url string
 		var disabled bool
 		var env map[string]string
-		var timeout float64
+		var timeout, connect float64
 		for _, err := range []error{
 			get("type", &typ, "a string"),
 			get("url", &url, "a string"),
@@ -178,6 +185,7 @@ func LoadConfig(path string) (servers []Server, warnings []string, err error) {
 			get("args", &s.Args, "an array of strings"),
 			get("env", &env, "an object of strings"),
 			get("timeout", &timeout, "a number of seconds"),
+			get("connectTimeout", &connect, "a number of seconds"),
 		} {
 			if err != nil {
 				return nil, nil, err
@@ -194,8 +202,11 @@ func LoadConfig(path string) (servers []Server, warnings []string, err error) {
 			return nil, nil, bad(field+".command", "missing")
 		case timeout < 0:
 			return nil, nil, bad(field+".timeout", "want a positive number of seconds")
+		case connect < 0:
+			return nil, nil, bad(field+".connectTimeout", "want a positive number of seconds")
 		}
 		s.Timeout = time.Duration(timeout * float64(time.Second))
+		s.ConnectTimeout = time.Duration(connect * float64(time.Second))
 		keys := make([]string, 0, len(env))
 		for k := range env {
 			keys = append(keys, k)

@@ -58,7 +58,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("missing file: %v %v %v", s, w, err)
 	}
 	p := write(`{"mcpServers": {
-		"zz": {"command": "z-server", "args": ["--root", "/srv"], "env": {"TOKEN": "t", "A": "1"}, "timeout": 1.5},
+		"zz": {"command": "z-server", "args": ["--root", "/srv"], "env": {"TOKEN": "t", "A": "1"}, "timeout": 1.5, "connectTimeout": 30},
 		"aa": {"command": "a-server"},
 		"web": {"url": "https://example.com/mcp"},
 		"old": {"command": "x", "disabled": true}
@@ -69,7 +69,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	want := []Server{
 		{Name: "aa", Command: "a-server", Optional: true, Origin: p},
-		{Name: "zz", Command: "z-server", Args: []string{"--root", "/srv"}, Env: []string{"A=1", "TOKEN=t"}, Timeout: 1500 * time.Millisecond, Optional: true, Origin: p},
+		{Name: "zz", Command: "z-server", Args: []string{"--root", "/srv"}, Env: []string{"A=1", "TOKEN=t"}, Timeout: 1500 * time.Millisecond, ConnectTimeout: 30 * time.Second, Optional: true, Origin: p},
 	}
 	if !reflect.DeepEqual(servers, want) {
 		t.Errorf("servers %+v\nwant %+v", servers, want)
@@ -88,6 +88,7 @@ func TestLoadConfig(t *testing.T) {
 		{`{"mcpServers":{"a":{"command":"x","args":"-y"}}}`, "mcpServers.a.args: want an array of strings"},
 		{`{"mcpServers":{"a":{"command":"x","env":{"K":1}}}}`, "mcpServers.a.env: want an object of strings"},
 		{`{"mcpServers":{"a":{"command":"x","timeout":-1}}}`, "mcpServers.a.timeout: want a positive"},
+		{`{"mcpServers":{"a":{"command":"x","connectTimeout":"10s"}}}`, "mcpServers.a.connectTimeout: want a number of seconds"},
 		{`{"mcpServers":{"a b":{"command":"x"}}}`, "mcpServers.a b: server name"},
 		{`{"mcpServers":{"a":"x"}}`, "mcpServers.a: want an object"},
 	} {

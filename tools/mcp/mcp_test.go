@@ -237,7 +237,7 @@ func TestStartErrors(t *testing.T) {
 	notMCP := Server{Name: "cat", Command: "sh", Args: []string{"-c", "echo not json; echo oops >&2"}, Origin: "--mcp"}
 	for _, s := range []Server{missing, notMCP} {
 		reg := own()
-		_, err := Start(t.Context(), reg, []Server{testServer("t"), s}, Options{StartTimeout: 20 * time.Second})
+		_, err := Start(t.Context(), reg, []Server{testServer("t"), s}, Options{ConnectTimeout: 20 * time.Second})
 		if err == nil || !strings.Contains(err.Error(), "MCP server "+s.Name) {
 			t.Errorf("%s: err %v", s.Name, err)
 		}
@@ -253,7 +253,7 @@ func TestStartErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !w.has("MCP server nope (--mcp) was not started") {
+	if !w.has("MCP server nope (") || !w.has(") did not start: fork/exec") {
 		t.Errorf("warnings %q", w.list)
 	}
 	// The server's tools come first; the registry's names stay its own.
@@ -321,7 +321,7 @@ func TestFilesystemServer(t *testing.T) {
 		testenv.Missing(t, "the reference filesystem server did not start (npx needs the npm registry once): %v", err)
 		return
 	}
-	pgid := s.list[0].cmd.Process.Pid
+	pgid := s.list[0].p.conn.cmd.Process.Pid
 	defer func() {
 		s.Close()
 		if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {

@@ -6,4 +6,11 @@ import "os/exec"
 
 func childAttrs(*exec.Cmd) {}
 
-func killGroup(*exec.Cmd) {}
+// killGroup kills the server; what it started is left.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		cmd.Process.Kill()
+	}
+}
+
+func termGroup(*exec.Cmd) {}

@@ -1,0 +1,158 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/models/synth"
+)
+
+// hangServer is an MCP server in Python whose one tool never answers;
+// it starts a child process and writes its pid, its child's and, once
+// called, "called" to the file of its argument.
+const hangServer = `
+import json, os, subprocess, sys
+log = open(sys.argv[1], "a", buffering=1)
+log.write("%d\n%d\n" % (os.getpid(), subprocess.Popen(["sleep", "300"]).pid))
+def send(mid, r):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": r}) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    meth, mid = m.get("method"), m.get("id")
+    if mid is None:
+        continue
+    if meth == "initialize":
+        send(mid, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "hang", "version": "1"}})
+    elif meth == "tools/list":
+        send(mid, {"tools": [{"name": "hang", "inputSchema": {"type": "object"}}]})
+    elif meth == "tools/call":
+        log.write("called\n")
+    elif meth == "ping":
+        send(mid, {})
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no"}}) + "\n")
+        sys.stdout.flush()
+`
+
+// TestMCPSignalReaps: SIGTERM or Ctrl-C while an MCP call hangs ends
+// offgrid promptly, and the server's process group with it.
+func TestMCPSignalReaps(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+			os.WriteFile(script, []byte(hangServer), 0o644)
+			cmd, _, _, stderr := startCLI(t, "tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", "s=python3 "+script+" "+log)
+			var lines []string
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				data, _ := os.ReadFile(log)
+				if lines = strings.Fields(string(data)); len(lines) == 3 {
+					break
+				}
+			}
+			if len(lines) != 3 {
+				t.Fatalf("the call did not reach the server: %q; stderr:\n%s", lines, stderr)
+			}
+			begin := time.Now()
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("offgrid still runs 10s after %s", sig)
+			}
+			if d := time.Since(begin); d > 4*time.Second {
+				t.Errorf("offgrid took %s to end after %s", d, sig)
+			}
+			for _, l := range lines[:2] {
+				pid, _ := strconv.Atoi(l)
+				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d outlived offgrid", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+// alive reports whether process pid runs (a zombie does not).
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
+
+// TestBenchAgentMCPConnectTimeout: bench --agent --mcp takes
+// --mcp-connect-timeout as run does: a task whose server never answers
+// fails at that deadline, saying so, and the server is not left running.
+func TestBenchAgentMCPConnectTimeout(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, pidFile := filepath.Join(dir, "mute.py"), filepath.Join(dir, "pid")
+	os.WriteFile(script, []byte("import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(300)\n"), 0o644)
+	out := t.TempDir()
+	begin := time.Now()
+	code, _, stderr := runBench(t, "--agent", "-m", model, "--task", "ls-root", "--max-tokens", "8", "--threads", "1",
+		"--mcp", "mute=python3 "+script+" "+pidFile, "--mcp-connect-timeout", "700ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if d := time.Since(begin); d > 8*time.Second {
+		t.Errorf("bench took %s with a 700ms connect timeout", d)
+	}
+	var res bench.AgentResults
+	if b, err := os.ReadFile(filepath.Join(out, "results.json")); err != nil || json.Unmarshal(b, &res) != nil || len(res.Runs) != 1 || len(res.Runs[0].Tasks) != 1 {
+		t.Fatalf("results.json: %v %+v", err, res)
+	}
+	if task := res.Runs[0].Tasks[0]; task.Pass || !strings.Contains(task.Error, "within 700ms") {
+		t.Errorf("task %s: pass %v, error %q, want the connect timeout", task.ID, task.Pass, task.Error)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the server did not start: %v", err)
+	}
+	pid, _ := strconv.Atoi(string(data))
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Errorf("the server (pid %d) outlived its task", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+
+	code, _, stderr = runBench(t, "--agent", "-m", model, "--mcp-connect-timeout", "0s")
+	if code != 2 || !strings.Contains(stderr, "--mcp-connect-timeout must be positive") {
+		t.Errorf("--mcp-connect-timeout 0s: exit %d, stderr %q", code, stderr)
+	}
+}
