@@ -274,6 +274,62 @@ func TestPanicClosesMCP(t *testing.T) {
 	}
 }
 
+// TestBenchAgentSignalClosesMCP: a hang-up or SIGTERM during bench
+// --agent ends it through its clean-ups: no process of a task's MCP
+// server, its child included, outlives offgrid.
+func TestBenchAgentSignalClosesMCP(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := tinyModel(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+			os.WriteFile(script, []byte(hangServer), 0o644)
+			// Every task of the suite starts the server anew, so one
+			// runs whenever the signal comes.
+			cmd, out, _, stderr := startCLI(t, "bench", "--agent", "-m", model, "--suite", "builtin", "-t", "1", "--seed", "1",
+				"--max-tokens", "100000", "--no-prompt-cache", "--out", filepath.Join(dir, "out"), "--mcp", "s=python3 "+script+" "+log)
+			go io.Copy(io.Discard, out)
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if data, _ := os.ReadFile(log); len(strings.Fields(string(data))) >= 2 {
+					break
+				}
+			}
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("offgrid still runs 20s after the %s; stderr:\n%s", sig, stderr)
+			}
+			if got := exitStatus(err); got != "exit 1" {
+				t.Errorf("offgrid ended with %s (%v), want exit 1; stderr:\n%s", got, err, stderr)
+			}
+			pids := strings.Fields(readFile(t, log))
+			if len(pids) < 2 {
+				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
+			}
+			for _, l := range pids {
+				pid, _ := strconv.Atoi(l)
+				if pid == 0 {
+					continue // "called"
+				}
+				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d of the MCP server outlived offgrid", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
 // readFile returns the content of path, or fails the test.
 func readFile(t *testing.T, path string) string {
 	t.Helper()
