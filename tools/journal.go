@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -124,7 +125,9 @@ func (j *Journal) record(c Change, data []byte) {
 // tool created. A file that no longer holds what the tool wrote is left
 // alone with an error wrapping [ErrChangedSince], unless force is set;
 // the change then stays in the journal. With no change left the error is
-// [ErrNothingToUndo]. The undone change is returned.
+// [ErrNothingToUndo]. Like the file tools' edits, an undo holds the edit
+// lock of the file's directory (waiting for another process's edit there
+// to end, for up to ten seconds). The undone change is returned.
 func (j *Journal) Undo(force bool) (Change, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -164,6 +167,15 @@ func (j *Journal) undo(c Change, force bool) error {
 		return j.sb.pathError(c.Path, err)
 	}
 	defer dir.Close()
+	// Hold the directory's edit lock, as the file tools do, from the check
+	// that the file is as the tool wrote it to the write: another offgrid
+	// process's edit then lands either before the check (and the undo
+	// refuses) or after the write, never between them to be overwritten.
+	unlock, err := j.sb.lockDir(context.Background(), parent)
+	if err != nil {
+		return lockError(c.Path, err)
+	}
+	defer unlock()
 	base := filepath.Base(c.rel)
 	if !force {
 		now, ok, err := current(dir, base)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/offgrid-ai/offgrid/agent"
@@ -76,6 +78,10 @@ var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-cha
 // result style × result role.
 func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFlags, grammars []string, threads int,
 	sampling inference.Sampling, maxTokens int, out string, asJSON bool, args []string) error {
+	// A hang-up (the terminal closed) ends the run as SIGTERM does, the
+	// task's MCP servers closed, rather than by the signal's default action.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
 	suite, err := bench.LoadSuite(f.suite)
 	if err != nil {
 		return err

@@ -59,8 +59,9 @@ func main() {
 // context, so that it returns through its deferred clean-ups (the MCP
 // servers closed, their process groups killed) instead of dying at once:
 // Ctrl-C and SIGTERM for every command, and a hang-up (the terminal
-// closed) too for tools, whose list and call start MCP servers. run
-// handles a hang-up itself (see runCommand and runREPL).
+// closed) too for tools, whose list and call start MCP servers. run and
+// bench --agent handle a hang-up themselves (see runCommand, runREPL and
+// benchAgent).
 func exitSignals(args []string) []os.Signal {
 	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
 	if len(args) > 0 && args[0] == "tools" {

@@ -131,6 +131,9 @@ func runREPL(ctx context.Context, env *cliEnv, ld *loader, lm *loaded, journal *
 		mu.Lock()
 		cancel = cf
 		mu.Unlock()
+		if beforeSend != nil {
+			beforeSend()
+		}
 		turn, err := c.lm.ag.Send(tctx, c.message(text), c.out.event)
 		mu.Lock()
 		cancel = nil

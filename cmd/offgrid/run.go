@@ -140,6 +140,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if err != nil {
 		return err
 	}
+	// Deferred calls run as a panic unwinds this goroutine, the one the
+	// agent and the REPL run on, so a panic here kills the servers'
+	// process groups before offgrid dies of it (TestPanicClosesMCP).
 	defer servers.Close()
 	pol, prompter, err := f.perm.policy(env, reg, f.root)
 	if err != nil {
@@ -159,6 +162,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if f.prompt != "" {
 		defer lm.Close()
 		out := newEventPrinter(env, f.asJSON)
+		if beforeSend != nil {
+			beforeSend()
+		}
 		_, err := lm.ag.Send(ctx, f.prompt, out.event)
 		out.endLine()
 		if errors.Is(err, agent.ErrInterrupted) {
@@ -168,6 +174,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	}
 	return runREPL(ctx, env, ld, lm, journal, interrupts)
 }
+
+// beforeSend, when set, is called before each message is sent to the
+// model. Only the tests set it, to panic there and check that a panic
+// still closes the MCP servers (see TestPanicClosesMCP).
+var beforeSend func()
 
 // loader opens models for offgrid run: the model's catalog settings where
 // the flags do not say otherwise, a context, and an agent over the

@@ -19,17 +19,33 @@ import (
 	"github.com/offgrid-ai/offgrid/agent"
 )
 
+// panicAtSend makes the test binary, run as offgrid, panic before it
+// sends a message to the model (see beforeSend).
+const panicAtSend = "OFFGRID_TEST_PANIC_AT_SEND"
+
+func init() {
+	if os.Getenv(panicAtSend) == "1" {
+		beforeSend = func() { panic("offgrid test: a panic before sending a message") }
+	}
+}
+
 // startCLI starts the test binary as offgrid with private directories and
 // returns it with its stdout and its stdin (left open).
 func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bufio.Reader, io.WriteCloser, *strings.Builder) {
+	t.Helper()
+	return startCLIEnv(t, nil, args...)
+}
+
+// startCLIEnv is startCLI with more variables in the environment.
+func startCLIEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Reader, io.WriteCloser, *strings.Builder) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),
-		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),
+		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +203,121 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 			}
 			for _, l := range pids {
 				pid, _ := strconv.Atoi(l)
+				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d of the MCP server outlived offgrid", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+// TestPanicClosesMCP: a panic in offgrid run, with -p or at the REPL,
+// after the MCP servers started still closes them before offgrid dies of
+// it: no process of a server's group, its child included, outlives it.
+func TestPanicClosesMCP(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := tinyModel(t)
+	for _, repl := range []bool{false, true} {
+		name := "prompt"
+		if repl {
+			name = "repl"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+			os.WriteFile(script, []byte(hangServer), 0o644)
+			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", "s=python3 " + script + " " + log}
+			if !repl {
+				args = append(args, "--tool-choice", "none", "-n", "16", "-p", "Hello.")
+			}
+			cmd, out, stdin, stderr := startCLIEnv(t, []string{panicAtSend + "=1"}, args...)
+			if repl {
+				prompt := make([]byte, 2)
+				if _, err := io.ReadFull(out, prompt); err != nil || string(prompt) != "> " {
+					t.Fatalf("no prompt (%q, %v); stderr:\n%s", prompt, err, stderr)
+				}
+				io.WriteString(stdin, "Hello.\n")
+			}
+			go io.Copy(io.Discard, out)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				t.Fatalf("offgrid still runs a minute after it started; stderr:\n%s", stderr)
+			}
+			if got := exitStatus(err); got != "exit 2" || !strings.Contains(stderr.String(), "panic: offgrid test: a panic before sending a message") {
+				t.Fatalf("offgrid ended with %s (%v), want the panic's exit 2; stderr:\n%s", got, err, stderr)
+			}
+			pids := strings.Fields(readFile(t, log))
+			if len(pids) != 2 {
+				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
+			}
+			for _, l := range pids {
+				pid, _ := strconv.Atoi(l)
+				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d of the MCP server outlived offgrid's panic", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+// TestBenchAgentSignalClosesMCP: a hang-up or SIGTERM during bench
+// --agent ends it through its clean-ups: no process of a task's MCP
+// server, its child included, outlives offgrid.
+func TestBenchAgentSignalClosesMCP(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	model := tinyModel(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+			os.WriteFile(script, []byte(hangServer), 0o644)
+			// Every task of the suite starts the server anew, so one
+			// runs whenever the signal comes.
+			cmd, out, _, stderr := startCLI(t, "bench", "--agent", "-m", model, "--suite", "builtin", "-t", "1", "--seed", "1",
+				"--max-tokens", "100000", "--no-prompt-cache", "--out", filepath.Join(dir, "out"), "--mcp", "s=python3 "+script+" "+log)
+			go io.Copy(io.Discard, out)
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if data, _ := os.ReadFile(log); len(strings.Fields(string(data))) >= 2 {
+					break
+				}
+			}
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("offgrid still runs 20s after the %s; stderr:\n%s", sig, stderr)
+			}
+			if got := exitStatus(err); got != "exit 1" {
+				t.Errorf("offgrid ended with %s (%v), want exit 1; stderr:\n%s", got, err, stderr)
+			}
+			pids := strings.Fields(readFile(t, log))
+			if len(pids) < 2 {
+				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
+			}
+			for _, l := range pids {
+				pid, _ := strconv.Atoi(l)
+				if pid == 0 {
+					continue // "called"
+				}
 				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
 					time.Sleep(20 * time.Millisecond)
 				}
