@@ -1,10 +1,14 @@
 package bench
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path"
 	"slices"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // TestGeneralSuite: every project file of the generalization suite parses
@@ -85,5 +89,33 @@ func TestGeneralSuite(t *testing.T) {
 	if len(threes) < 12 {
 		slices.Sort(threes)
 		t.Errorf("%d paraphrase groups of three or more (%v), want at least 12", len(threes), threes)
+	}
+}
+
+func TestInvented(t *testing.T) {
+	read := func(path, data string, ok bool) agent.ToolRecord {
+		res := tools.OK(data)
+		if !ok {
+			res = tools.Fail(tools.TypeNotFound, path+" does not exist")
+		}
+		return agent.ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"` + path + `"}`), Result: res}
+	}
+	c := Checks{Invented: []string{`\b[\w.-]+\.(?:csv|md)\b`}}
+	for _, tc := range []struct {
+		name   string
+		calls  []agent.ToolRecord
+		answer string
+		want   []string
+	}{
+		{"named in a result", []agent.ToolRecord{read("a.md", "see b.csv", true)}, "b.csv it is", nil},
+		{"the file read", []agent.ToolRecord{read("data/c.csv", "1: x", true)}, "c.csv holds x", nil},
+		{"a file never seen", []agent.ToolRecord{read("a.md", "x", true)}, "see d.csv", []string{"d.csv"}},
+		{"a read that failed names nothing that exists", []agent.ToolRecord{read("e.csv", "", false)}, "e.csv holds 3 rows", nil},
+		{"nothing read", nil, "f.md says hi", []string{"f.md"}},
+	} {
+		o := outcome{answer: tc.answer, results: turnResults(tc.calls)}
+		if got := invented(c, o); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: invented %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

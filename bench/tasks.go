@@ -154,7 +154,6 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	res.Rounds = turn.Replies
 	res.PromptTokens, res.Generated = turn.Stats.PromptDecoded, turn.Stats.Generated
 	res.Answer = turn.Content
-	var results []string
 	for _, r := range turn.Calls {
 		if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature {
 			res.Invalid++
@@ -164,8 +163,8 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 			out = r.Result.Compact()
 		}
 		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200), ByAgent: r.ByAgent})
-		results = append(results, out, r.Result.String())
 	}
+	results := turnResults(turn.Calls)
 	if err != nil {
 		res.Error = err.Error()
 	}
@@ -467,4 +466,23 @@ func WriteAgentReports(dir string, res *AgentResults, command string) error {
 		}
 	}
 	return nil
+}
+
+// turnResults is what a turn's calls told the model, against which an
+// answer's content is checked (Checks.Invented): each result, and the
+// arguments of each call that succeeded, since the path a read succeeded
+// on names a file that exists.
+func turnResults(calls []agent.ToolRecord) []string {
+	var out []string
+	for _, r := range calls {
+		text := r.Result.Text()
+		if !r.OK() {
+			text = r.Result.Compact()
+		}
+		out = append(out, text, r.Result.String())
+		if r.OK() {
+			out = append(out, string(r.Arguments))
+		}
+	}
+	return out
 }

@@ -277,7 +277,7 @@ func TestBenchSpeedCompare(t *testing.T) {
 // otherwise, and bench labels the run by the settings it used.
 func TestBenchAgentCatalog(t *testing.T) {
 	d := models.AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate",
-		AnswerAfterChange: true, Remind: true, LookFirst: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Rewrite: true}
+		AnswerAfterChange: true, Remind: true, LookFirst: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Rewrite: true, Locate: true}
 	f := agentBenchFlags{modes: []string{"auto"}, results: []string{"full"}, roles: []string{"tool"}, toolPrompts: []string{"template"},
 		onRepeat: []string{"stop"}, answers: []string{"inline"}, afterChange: []string{"continue"}, examples: []string{"off"},
 		parallel: []string{"off"}, set: map[string]bool{"on-repeat": true, "examples": true}}
@@ -294,19 +294,19 @@ func TestBenchAgentCatalog(t *testing.T) {
 	if o.OnRepeat != agent.RepeatStop {
 		t.Errorf("--on-repeat given: %q, want stop", o.OnRepeat)
 	}
-	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || !o.LookFirst || !o.ReadFirst || !o.UnknownAsText || !o.ToolsByTopic || !o.Rewrite {
+	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || !o.LookFirst || !o.ReadFirst || !o.UnknownAsText || !o.ToolsByTopic || !o.Rewrite || !o.Locate {
 		t.Errorf("catalog settings not taken: %+v", o)
 	}
 	mode, results := cs[0].labels(o)
-	if want := "auto+remind+answer after change+read first+look first+unknown as text+tools by topic+rewrite"; mode != want || results != "compact" {
+	if want := "auto+remind+answer after change+read first+look first+unknown as text+tools by topic+rewrite+locate"; mode != want || results != "compact" {
 		t.Errorf("labels %q %q, want %q compact", mode, results, want)
 	}
 	// offgrid run's flag names reach bench's.
-	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true, "read-first": true, "unknown-as-text": true, "tools-by-topic": true, "rewrite": true}
+	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true, "read-first": true, "unknown-as-text": true, "tools-by-topic": true, "rewrite": true, "locate": true}
 	var p agent.Options
 	p.ToolChoice = grammar.Required
 	p = withCatalog(p, d, f.given)
-	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst || p.ReadFirst || p.UnknownAsText || p.ToolsByTopic || p.Rewrite {
+	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst || p.ReadFirst || p.UnknownAsText || p.ToolsByTopic || p.Rewrite || p.Locate {
 		t.Errorf("given settings overridden: %+v", p)
 	}
 }
