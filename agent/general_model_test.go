@@ -3,15 +3,12 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // generalAgent is catalogAgent with the 0.5B's catalog assists on: the
@@ -19,12 +16,7 @@ import (
 // the rewrite and the answer from the files read.
 func generalAgent(t *testing.T) (*Agent, string) {
 	t.Helper()
-	var dir string
-	a, dir := catalogAgent(t, func(o *Options) {
-		o.ToolsByTopic, o.Rewrite, o.ReadAnswer, o.Locate = true, true, true, true
-		o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
-	})
-	return a, dir
+	return catalogAgent(t, func(o *Options) { o.ToolsByTopic, o.Rewrite, o.ReadAnswer = true, true, true })
 }
 
 // callsOf describes a turn's calls for failure messages.

@@ -91,7 +91,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true, Rewrite: true, ReadAnswer: true, Locate: true, Temperature: greedy()},
+			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true, Rewrite: true, ReadAnswer: true, Temperature: greedy()},
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",
