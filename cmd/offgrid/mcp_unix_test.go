@@ -80,21 +80,31 @@ func TestMCPSignalReaps(t *testing.T) {
 			if d := time.Since(begin); d > 4*time.Second {
 				t.Errorf("offgrid took %s to end after %s", d, sig)
 			}
-			for _, l := range lines[:2] {
-				pid, _ := strconv.Atoi(l)
-				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if alive(pid) {
-					t.Errorf("process %d outlived offgrid", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			reaped(t, lines[:2], "outlived offgrid")
 		})
 	}
 }
 
 // alive reports whether process pid runs (a zombie does not).
+// reaped fails the test for each of pids (decimal; "0" and words are
+// skipped) still alive 3 s on, saying the process "what", and kills it.
+func reaped(t *testing.T, pids []string, what string) {
+	t.Helper()
+	for _, l := range pids {
+		pid, err := strconv.Atoi(strings.TrimSpace(l))
+		if err != nil || pid == 0 {
+			continue
+		}
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %d %s", pid, what)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
 func alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
@@ -142,14 +152,7 @@ func TestBenchAgentMCPConnectTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the server did not start: %v", err)
 	}
-	pid, _ := strconv.Atoi(string(data))
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
-		t.Errorf("the server (pid %d) outlived its task", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
+	reaped(t, []string{string(data)}, "of the server outlived its task")
 
 	code, _, stderr = runBench(t, "--agent", "-m", model, "--mcp-connect-timeout", "0s")
 	if code != 2 || !strings.Contains(stderr, "--mcp-connect-timeout must be positive") {

@@ -201,16 +201,7 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 			if got := exitStatus(err); got != tc.status {
 				t.Errorf("offgrid ended with %s (%v), want %s; stderr:\n%s", got, err, tc.status, stderr)
 			}
-			for _, l := range pids {
-				pid, _ := strconv.Atoi(l)
-				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if alive(pid) {
-					t.Errorf("process %d of the MCP server outlived offgrid", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			reaped(t, pids, "of the MCP server outlived offgrid")
 		})
 	}
 }
@@ -260,16 +251,7 @@ func TestPanicClosesMCP(t *testing.T) {
 			if len(pids) != 2 {
 				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
 			}
-			for _, l := range pids {
-				pid, _ := strconv.Atoi(l)
-				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if alive(pid) {
-					t.Errorf("process %d of the MCP server outlived offgrid's panic", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			reaped(t, pids, "of the MCP server outlived offgrid's panic")
 		})
 	}
 }
@@ -313,19 +295,7 @@ func TestBenchAgentSignalClosesMCP(t *testing.T) {
 			if len(pids) < 2 {
 				t.Fatalf("the server wrote %q, want its pid and its child's; stderr:\n%s", pids, stderr)
 			}
-			for _, l := range pids {
-				pid, _ := strconv.Atoi(l)
-				if pid == 0 {
-					continue // "called"
-				}
-				for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && alive(pid); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if alive(pid) {
-					t.Errorf("process %d of the MCP server outlived offgrid", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			reaped(t, pids, "of the MCP server outlived offgrid")
 		})
 	}
 }
