@@ -109,7 +109,7 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 		},
 		func() error { return Register(r, "grep_search", grepDescription, Medium, confined(sb, fs.grep)) },
 		func() error {
-			return Register(r, "get_current_time", "Get the local date and time: the weekday, date, time and time zone, and the same in ISO 8601.", Safe,
+			return Register(r, "get_current_time", "Get the local date and time (ISO 8601, with the time zone offset).", Safe,
 				func(ctx context.Context, _ struct{}) (string, error) { return clockText(c.now()), nil })
 		},
 		func() error {
