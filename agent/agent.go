@@ -453,7 +453,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		}
 		if len(comp.Calls) == 0 {
 			a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
-			turn.Content = grounded(a.answerNote(turn.Calls), comp.Content)
+			turn.Content = groundedAnswer(a.answerNote(turn.Calls), comp.Content, turn.Calls)
 			on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})
 			return turn, nil
 		}
@@ -745,7 +745,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)
 	}
-	content := grounded(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)))
+	content := groundedAnswer(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)), turn.Calls)
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: content})
 	turn.Content = content
 	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})

@@ -108,6 +108,7 @@ func TestDefaultModelBudget(t *testing.T) {
 			start := time.Now()
 			o := opts
 			o.ToolChoice = grammar.ToolChoice(tc.choice)
+			o.Trace = func(c Completion) { t.Logf("  reply %q", shorten(c.Content, 300)) }
 			a := newAgent(t, o)
 			turn, err := a.Send(t.Context(), tc.prompt, nil)
 			answers(t, tc.prompt, turn, err)

@@ -38,17 +38,50 @@ func (a *Agent) changeNote(calls []ToolRecord) string {
 		if !ok || t.Risk < tools.High || !r.OK() {
 			continue
 		}
-		lines := strings.Split(strings.TrimSpace(r.Result.Text()), "\n")
-		if len(lines) > maxChangeLines {
-			lines = append(lines[:maxChangeLines], "…")
-		}
-		b.WriteString(strings.Join(lines, "\n") + "\n\n")
+		b.WriteString(firstLines(r.Result.Text()) + "\n\n")
 	}
 	return b.String()
 }
 
-// maxChangeLines bounds the lines of one change's account (changeNote).
-const maxChangeLines = 8
+// maxNoteLines bounds the lines of one result in offgrid's own accounts
+// (changeNote, resultsNote).
+const maxNoteLines = 8
+
+// firstLines returns the first maxNoteLines lines of a result's text,
+// and, when there are more, "…" and how many there are.
+func firstLines(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) > maxNoteLines {
+		lines = append(lines[:maxNoteLines], fmt.Sprintf("… (%s lines in all)", thousands(len(lines))))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// resultsNote returns offgrid's account of what the turn's successful
+// calls returned: each call and the first lines of its result. It is
+// the answer when the model wrote none that could be shown: the 0.5B,
+// asked how many TODO lines a search showed, repeated the answer
+// prompt's instruction and nothing else (see withoutEchoes).
+func resultsNote(calls []ToolRecord) string {
+	var b strings.Builder
+	for _, r := range calls {
+		if !r.OK() {
+			continue
+		}
+		what := r.Name
+		if t := callTarget(r); t != "" {
+			what += " " + t
+		}
+		out := firstLines(r.Result.Text())
+		if out == "" {
+			fmt.Fprintf(&b, "`%s` succeeded with no output.\n\n", what)
+			continue
+		}
+		fence := codeFence(out)
+		fmt.Fprintf(&b, "`%s` returned:\n%s\n%s\n%s\n\n", what, fence, out, fence)
+	}
+	return strings.TrimSpace(b.String())
+}
 
 // failureNote returns offgrid's account of the turn's calls that failed
 // and were not made good, as the start of its answer: the reads of files
@@ -167,4 +200,15 @@ func grounded(note, text string) string {
 		text = ""
 	}
 	return strings.TrimSpace(strings.TrimSpace(note) + "\n\n" + text)
+}
+
+// groundedAnswer is the answer to a turn that made calls: grounded, and
+// when that leaves nothing to show, what the calls returned
+// (resultsNote), so that a turn never ends with an empty answer that the
+// tools had something for.
+func groundedAnswer(note, text string, calls []ToolRecord) string {
+	if s := grounded(note, text); s != "" {
+		return s
+	}
+	return resultsNote(calls)
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,40 @@ func TestGroundedEchoes(t *testing.T) {
 		if got := grounded(tc.note, tc.text); got != tc.want {
 			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestAgentResultsNote: when the model's answer is nothing but offgrid's
+// own instructions, the answer is what the calls returned, not "".
+func TestAgentResultsNote(t *testing.T) {
+	dir := t.TempDir()
+	var todo strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&todo, "// TODO(%d): handle this case\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "todo.go"), []byte(todo.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grep := hermes(call("grep_search", `{"pattern":"TODO"}`))
+	eng := &fakeEngine{t: t, replies: []string{grep, "", doneInstruction}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{Answer: AnswerSeparate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(context.Background(), "Use grep_search to find the lines containing TODO. How many are shown?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`grep_search TODO` returned:", "12 matches for \"TODO\"", "todo.go:1: // TODO(1): handle this case", "… (13 lines in all)"} {
+		if !strings.Contains(turn.Content, want) {
+			t.Errorf("answer %q lacks %q", turn.Content, want)
+		}
+	}
+	if strings.Contains(turn.Content, "TODO(8)") || strings.Contains(turn.Content, "already done") {
+		t.Errorf("answer %q", turn.Content)
 	}
 }
