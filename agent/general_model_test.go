@@ -11,12 +11,21 @@ import (
 	"testing"
 )
 
-// generalAgent is catalogAgent with the 0.5B's catalog assists on: the
-// model's own choice of what a request needs decides the tools offered,
-// the rewrite and the answer from the files read.
+// generalAgent is catalogAgent driven by the default model's profile, as
+// offgrid run drives it: the model's own choice of what a request needs
+// decides the tools offered, the rewrite and the answer from the files
+// read.
 func generalAgent(t *testing.T) (*Agent, string) {
 	t.Helper()
-	return catalogAgent(t, func(o *Options) { o.ToolsByTopic, o.Rewrite, o.ReadAnswer = true, true, true })
+	p, err := LookupProfile("qwen2.5-coder-0.5b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return catalogAgent(t, func(o *Options) {
+		if *o, err = p.Apply(*o); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // callsOf describes a turn's calls for failure messages.

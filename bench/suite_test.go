@@ -170,7 +170,7 @@ func TestAgentReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	for _, want := range []string{"offgrid bench --agent -m m", "| m | auto | on | compact | 2 | 1 | 50.0% |", "**b**: x.txt: no such file", "| m auto grammar on results compact | 1/1 | 0/1 |"} {
+	for _, want := range []string{"offgrid bench --agent -m m", "| m |  | auto | on | compact | 2 | 1 | 50.0% |", "**b**: x.txt: no such file", "| m auto grammar on results compact | 1/1 | 0/1 |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

@@ -30,7 +30,11 @@ type AgentResults struct {
 // AgentRun is one model in one mode over a suite.
 type AgentRun struct {
 	Model string `json:"model"`
-	// Mode names how the agent was driven, e.g. "auto", "required".
+	// Profile names the agent profile the run started from
+	// (agent.Profile); Mode says what it ran with.
+	Profile string `json:"profile,omitempty"`
+	// Mode names how the agent was driven, e.g. "auto", "required", and
+	// the assists it ran ("auto+read-first+rewrite").
 	Mode    string       `json:"mode"`
 	Grammar string       `json:"grammar"`
 	Results string       `json:"results"`
@@ -198,21 +202,22 @@ func (s *Suite) startMCP(ctx context.Context, t Task, dir string, reg *tools.Reg
 
 // AgentRow summarizes one run.
 type AgentRow struct {
-	Model, Mode, Grammar, Results string
-	Tasks, Passed                 int
-	PassRate                      float64 // percent
-	MeanRounds, MeanCalls         float64
-	InvalidCalls                  int
-	Fabricated                    int     // answers holding content no tool returned
-	MeanTokens                    float64 // prompt tokens decoded + generated, per task
-	SecondsPerTask                float64
+	Model, Profile, Mode  string
+	Grammar, Results      string
+	Tasks, Passed         int
+	PassRate              float64 // percent
+	MeanRounds, MeanCalls float64
+	InvalidCalls          int
+	Fabricated            int     // answers holding content no tool returned
+	MeanTokens            float64 // prompt tokens decoded + generated, per task
+	SecondsPerTask        float64
 }
 
 // SummarizeAgent returns one row per run.
 func SummarizeAgent(runs []AgentRun) []AgentRow {
 	var rows []AgentRow
 	for _, r := range runs {
-		row := AgentRow{Model: r.Model, Mode: r.Mode, Grammar: r.Grammar, Results: r.Results, Tasks: len(r.Tasks)}
+		row := AgentRow{Model: r.Model, Profile: r.Profile, Mode: r.Mode, Grammar: r.Grammar, Results: r.Results, Tasks: len(r.Tasks)}
 		var rounds, calls, tokens int
 		var secs float64
 		for _, t := range r.Tasks {
@@ -234,10 +239,10 @@ func SummarizeAgent(runs []AgentRun) []AgentRow {
 	return rows
 }
 
-var agentHeader = []string{"model", "mode", "grammar", "results", "tasks", "passed", "pass %", "95% CI", "rounds", "calls", "invalid calls", "fabricated", "tokens/task", "s/task"}
+var agentHeader = []string{"model", "profile", "mode", "grammar", "results", "tasks", "passed", "pass %", "95% CI", "rounds", "calls", "invalid calls", "fabricated", "tokens/task", "s/task"}
 
 func (r AgentRow) cells() []string {
-	return []string{r.Model, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Tasks), fmt.Sprint(r.Passed), fmt.Sprintf("%.1f%%", r.PassRate),
+	return []string{r.Model, r.Profile, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Tasks), fmt.Sprint(r.Passed), fmt.Sprintf("%.1f%%", r.PassRate),
 		wilsonCell(r.Passed, r.Tasks), fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls), fmt.Sprint(r.Fabricated),
 		fmt.Sprintf("%.0f", r.MeanTokens), fmt.Sprintf("%.1f", r.SecondsPerTask)}
 }
@@ -260,7 +265,7 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 	if command != "" {
 		fmt.Fprintf(&sb, "```\n%s\n```\n\n", command)
 	}
-	mdTable(&sb, agentHeader, 4, func(row func([]string)) {
+	mdTable(&sb, agentHeader, 5, func(row func([]string)) {
 		for _, r := range SummarizeAgent(res.Runs) {
 			row(r.cells())
 		}

@@ -15,60 +15,10 @@ type Model struct {
 	// Note says what the model is good for.
 	Note   string
 	Wheels Wheels
-	// Agent are the agent settings this model does best with.
-	Agent AgentDefaults
+	// Profile names the agent profile this model does best with
+	// (agent.LookupProfile): its loop settings and assists, measured.
+	Profile string
 }
-
-// AgentDefaults are per-model defaults of `offgrid run`; flags override
-// them. Empty fields leave offgrid's general defaults.
-type AgentDefaults struct {
-	// ToolChoice is "auto" or "required".
-	ToolChoice string
-	// Results is how tool results are shown to the model: "compact" or
-	// "full" (the whole ToolResult JSON).
-	Results string
-	// OnRepeat is what a repeated identical call does: "stop", "answer"
-	// or "another" (see agent.Options.OnRepeat).
-	OnRepeat string
-	// Answer is where the model answers after a repeat: "inline" or
-	// "separate" (a prompt without tools).
-	Answer string
-	// Remind repeats the user's request after each round of results.
-	Remind bool
-	// AnswerAfterChange has the model answer once a change succeeded
-	// (see agent.Options.AnswerAfterChange).
-	AnswerAfterChange bool
-	// ToolExamples shows the model the tools' examples (see
-	// agent.Options.ToolExamples).
-	ToolExamples bool
-	// LookFirst has the first reply to a request that names a file or
-	// directory of the working directory be a call (see
-	// agent.Options.LookFirst).
-	LookFirst bool
-	// ReadFirst has offgrid read the files a request names for the
-	// model before its first reply (agent.Options.ReadFirst).
-	ReadFirst bool
-	// UnknownAsText continues a call of a tool unlike every offered one
-	// as text (agent.Options.UnknownAsText).
-	UnknownAsText bool
-	// ToolsByTopic offers tools that have topics only to requests about
-	// them (agent.Options.ToolsByTopic).
-	ToolsByTopic bool
-	// Rewrite has the model write a file it is to change whole
-	// (agent.Options.Rewrite).
-	Rewrite bool
-	// ReadAnswer has a question about the files read first answered
-	// without tools (agent.Options.ReadAnswer).
-	ReadAnswer bool
-	// Locate has a request about the files that names none read the file
-	// the model chooses first (agent.Options.Locate).
-	Locate bool
-	// Temperature, when set, is the sampling temperature (the benchmark's
-	// numbers are greedy, 0).
-	Temperature *float32 `json:",omitempty"`
-}
-
-func greedy() *float32 { t := float32(0); return &t }
 
 // DefaultName is the catalog model `make model` fetches and `default`
 // means in a new store.
@@ -91,7 +41,7 @@ func Catalog() []Model {
 				SHA256:   "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 				Size:     491400064,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "answer", Answer: "separate", AnswerAfterChange: true, LookFirst: true, ReadFirst: true, ToolsByTopic: true, Rewrite: true, ReadAnswer: true, Temperature: greedy()},
+			Profile: "qwen2.5-coder-0.5b",
 		},
 		{
 			Name:    "qwen2.5-coder-1.5b",
@@ -105,9 +55,7 @@ func Catalog() []Model {
 				SHA256:   "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 				Size:     1117320768,
 			},
-			// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate", AnswerAfterChange: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Rewrite: true, ReadAnswer: true,
-				Temperature: greedy()},
+			Profile: "qwen2.5-coder-1.5b",
 		},
 		{
 			Name:    "gemma3-270m",
@@ -121,7 +69,7 @@ func Catalog() []Model {
 				SHA256:   "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
 				Size:     253113024,
 			},
-			Agent: AgentDefaults{ToolChoice: "auto", Results: "compact", Remind: true, OnRepeat: "answer", Temperature: greedy()},
+			Profile: "gemma3-270m",
 		},
 	}
 }

@@ -59,17 +59,12 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
 	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer) (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message) (default: the model's catalog setting, else the value shown)")
-	fs.BoolVar(&af.remind, "remind", false, "--agent: repeat the user's request after each round of tool results (default: the model's catalog setting)")
 	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says) (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on (default: the model's catalog setting, else the value shown)")
 	fs.StringSliceVar(&af.parallel, "parallel", []string{"off"}, "--agent: several calls in one reply: off, on")
-	fs.BoolVar(&af.lookFirst, "look-first", false, "--agent: when a request names a file of the task's directory, its first reply must be a call (default: the model's catalog setting)")
-	fs.BoolVar(&af.readFirst, "read-first", false, "--agent: read the files a request names for the model before its first reply (default: the model's catalog setting)")
-	fs.BoolVar(&af.unknownAsText, "unknown-as-text", false, "--agent: a fenced or bare call of a tool unlike every offered one is continued as text (default: the model's catalog setting)")
-	fs.BoolVar(&af.rewrite, "rewrite", false, "--agent: a request to change the one file read first, or to make a new file, has the model write the whole file (default: the model's catalog setting)")
-	fs.BoolVar(&af.locate, "locate", false, "--agent: with --read-first, a request about the files that names none has the model choose the file it is about, which is then read (default: the model's catalog setting)")
-	fs.BoolVar(&af.readAnswer, "read-answer", false, "--agent: with --read-first, a question about the files it read is answered from them without tools (default: the model's catalog setting)")
-	fs.BoolVar(&af.byTopic, "tools-by-topic", false, "--agent: offer the file, clock, task and command tools only to requests about them (default: the model's catalog setting)")
+	fs.StringVar(&af.profile, "profile", "", "--agent: "+profileHelp())
+	fs.StringArrayVar(&af.assists, "assist", []string{""}, "--agent: assists over the profile's, as for offgrid run (NAME,… replaces them, +NAME adds, -NAME removes); repeat it to compare configurations")
+	assistAliases := assistFlags(fs)
 	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")
 	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
 	fs.StringVar(&af.split, "split", "", "--agent: run only the tasks of this split of the suite: dev (tuned on) or test (reported)")
@@ -115,6 +110,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			*maxTokens = 512
 		}
 		af.ctxSize = ef.ctxSize
+		af.assistAliases = assistAliases()
 		af.set = map[string]bool{}
 		for _, name := range settingFlags {
 			af.set[name] = fs.Changed(name)

@@ -31,48 +31,31 @@ var agentModes = map[string]func(*agent.Options){
 
 // agentBenchFlags are the flags of bench --agent.
 type agentBenchFlags struct {
-	suite                  string
-	modes, results, roles  []string
-	toolPrompts            []string
-	remind                 bool
-	system                 string
-	afterChange            []string
-	examples               []string
-	parallel               []string
-	lookFirst, readFirst   bool
-	unknownAsText, byTopic bool
-	rewrite, readAnswer    bool
-	locate                 bool
-	onRepeat, answers      []string
-	tasks                  []string
-	split                  string
-	ctxSize                int
-	mcp                    []string      // --mcp: servers attached to every task
-	mcpConnect             time.Duration // --mcp-connect-timeout
-	noPromptCache          bool
+	suite                 string
+	modes, results, roles []string
+	toolPrompts           []string
+	system                string
+	afterChange           []string
+	examples              []string
+	parallel              []string
+	profile               string   // --profile
+	assists               []string // --assist: one list per configuration
+	assistAliases         string   // the hidden assist flags given, as a list
+	onRepeat, answers     []string
+	tasks                 []string
+	split                 string
+	ctxSize               int
+	mcp                   []string      // --mcp: servers attached to every task
+	mcpConnect            time.Duration // --mcp-connect-timeout
+	noPromptCache         bool
 	// set names the flags given on the command line; the others take the
-	// model's catalog setting where it has one (see withCatalog).
+	// model's profile's setting (see loopSettings).
 	set map[string]bool
 }
 
-// given reports whether the setting named by `offgrid run`'s flag (see
-// withCatalog) was given on the command line, where bench --agent names
-// some of them otherwise.
-func (f agentBenchFlags) given(flag string) bool {
-	switch flag {
-	case "tool-choice":
-		flag = "mode"
-	case "answer-after-change":
-		flag = "after-change"
-	case "tool-examples":
-		flag = "examples"
-	}
-	return f.set[flag]
-}
-
-// settingFlags are the flags of bench --agent that a catalog model's
-// settings stand in for when they are not given.
-var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "read-answer", "locate", "temp"}
+// settingFlags are the flags of bench --agent that a model's profile
+// stands in for when they are not given.
+var settingFlags = []string{"mode", "results", "on-repeat", "answer", "after-change", "examples", "temp"}
 
 // benchAgent runs the agent task suite for each model × mode × grammar ×
 // result style × result role.
@@ -150,6 +133,11 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			}
 		}
 	}
+	for _, c := range f.configs(grammars) {
+		if err := f.loop(c).check(); err != nil {
+			return err
+		}
+	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
 	for _, ref := range refs {
 		mr, err := lookupModel(ctx, env, ref)
@@ -169,17 +157,25 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if !f.noPromptCache {
 			usePromptCache(env, lctx, path, mr.sha256)
 		}
-		cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
+		info := agent.InfoFromModel(m)
+		cp := agent.NewCompleter(lctx, info)
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-		d, catalog := catalogDefaults(env, path)
+		profile, err := profileFor(env, loopSettings{profile: f.profile}, path, info)
+		if err != nil {
+			lctx.Close()
+			m.Close()
+			return err
+		}
 		for _, c := range f.configs(grammars) {
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
-			if catalog {
-				o = withCatalog(o, d, f.given)
+			if o, err = f.loop(c).apply(o, profile); err != nil {
+				lctx.Close()
+				m.Close()
+				return err
 			}
 			mode, results := c.labels(o)
-			tmpl := bench.AgentRun{Model: name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
+			tmpl := bench.AgentRun{Model: name, Profile: profile.Name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
 			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results), caseCounts)
 			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.cases)
 			bar.done()
@@ -202,14 +198,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 type agentConfig struct {
 	mode, grammar, results, role, toolPrompt, onRepeat, answer string
 	afterChange, examples, parallel                            string
-	remind, lookFirst, readFirst, unknownAsText, byTopic       bool
-	rewrite, readAnswer, locate                                bool
+	assist                                                     string
 	system                                                     string
 }
 
 // configs returns every combination of the flags' lists.
 func (f agentBenchFlags) configs(grammars []string) []agentConfig {
-	out := []agentConfig{{remind: f.remind, lookFirst: f.lookFirst, readFirst: f.readFirst, unknownAsText: f.unknownAsText, byTopic: f.byTopic, rewrite: f.rewrite, readAnswer: f.readAnswer, locate: f.locate, system: f.system}}
+	out := []agentConfig{{system: f.system}}
 	each := func(vals []string, set func(*agentConfig, string)) {
 		var next []agentConfig
 		for _, c := range out {
@@ -230,29 +225,47 @@ func (f agentBenchFlags) configs(grammars []string) []agentConfig {
 	each(f.afterChange, func(c *agentConfig, v string) { c.afterChange = v })
 	each(f.examples, func(c *agentConfig, v string) { c.examples = v })
 	each(f.parallel, func(c *agentConfig, v string) { c.parallel = v })
+	each(f.assists, func(c *agentConfig, v string) { c.assist = v })
 	return out
+}
+
+// loop returns configuration c's settings over the model's profile: those
+// of its flags that were given.
+func (f agentBenchFlags) loop(c agentConfig) loopSettings {
+	s := loopSettings{profile: f.profile, keepTemp: f.set["temp"]}
+	if f.set["mode"] {
+		s.toolChoice = string(grammar.Auto)
+		if c.mode == "required" {
+			s.toolChoice = string(grammar.Required)
+		}
+	}
+	if f.set["results"] {
+		s.results = c.results
+	}
+	if f.set["on-repeat"] {
+		s.onRepeat = c.onRepeat
+	}
+	if f.set["answer"] {
+		s.answer = c.answer
+	}
+	var old []string // --after-change and --examples, as assists
+	if f.set["after-change"] {
+		old = append(old, map[string]string{"answer": "+", "continue": "-"}[c.afterChange]+"answer-after-change")
+	}
+	if f.set["examples"] {
+		old = append(old, map[string]string{"on": "+", "off": "-"}[c.examples]+"tool-examples")
+	}
+	s.assist = joinSpecs(c.assist, f.assistAliases, strings.Join(old, ","))
+	return s
 }
 
 func (c agentConfig) apply(o *agent.Options) {
 	agentModes[c.mode](o)
 	o.NoGrammar = c.grammar == "off"
-	o.Results = agent.ResultStyle(c.results)
 	o.ResultsAsUser = c.role == "user"
 	o.CompactTools = c.toolPrompt == "compact"
-	o.OnRepeat = agent.RepeatPolicy(c.onRepeat)
-	o.Remind = c.remind
-	o.AnswerAfterChange = c.afterChange == "answer"
-	o.ToolExamples = c.examples == "on"
 	o.Parallel = c.parallel == "on"
 	o.System = c.system
-	o.Answer = agent.AnswerStyle(c.answer)
-	o.LookFirst = c.lookFirst
-	o.ReadFirst = c.readFirst
-	o.UnknownAsText = c.unknownAsText
-	o.ToolsByTopic = c.byTopic
-	o.Rewrite = c.rewrite
-	o.ReadAnswer = c.readAnswer
-	o.Locate = c.locate
 }
 
 // labels name the loop policy o follows (the mode and what was added to
@@ -267,11 +280,8 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 		label string
 	}{
 		{o.CompactTools, "+compact tools"},
-		{o.Remind, "+remind"},
 		{o.System != "", "+system"},
-		{o.ToolExamples, "+examples"},
 		{o.Parallel, "+parallel"},
-		{o.AnswerAfterChange, "+answer after change"},
 	} {
 		if a.on {
 			l += a.label
@@ -283,26 +293,8 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 			l += " (separate)"
 		}
 	}
-	if o.ReadFirst {
-		l += "+read first"
-	}
-	if o.LookFirst && !o.NoGrammar {
-		l += "+look first"
-	}
-	if o.UnknownAsText && !o.NoGrammar {
-		l += "+unknown as text"
-	}
-	if o.ToolsByTopic {
-		l += "+tools by topic"
-	}
-	if o.Rewrite && o.ReadFirst {
-		l += "+rewrite"
-	}
-	if o.ReadAnswer && o.ReadFirst {
-		l += "+read answer"
-	}
-	if o.Locate && o.ReadFirst {
-		l += "+locate"
+	for _, name := range o.AssistNames() {
+		l += "+" + name
 	}
 	results = string(o.Results)
 	if results == "" {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +15,6 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
-	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 
@@ -272,41 +273,63 @@ func TestBenchSpeedCompare(t *testing.T) {
 	}
 }
 
-// TestBenchAgentCatalog: offgrid run and bench --agent take a catalog
-// model's settings through one mapping, except where a flag says
-// otherwise, and bench labels the run by the settings it used.
-func TestBenchAgentCatalog(t *testing.T) {
-	d := models.AgentDefaults{ToolChoice: "auto", Results: "compact", OnRepeat: "another", Answer: "separate",
-		AnswerAfterChange: true, Remind: true, LookFirst: true, ReadFirst: true, UnknownAsText: true, ToolsByTopic: true, Rewrite: true, Locate: true}
+// TestBenchAgentProfile: offgrid run and bench --agent drive a model by
+// its profile through one mapping (loopSettings), except where a flag
+// says otherwise, and bench labels the run by the settings it used.
+func TestBenchAgentProfile(t *testing.T) {
+	p := agent.Profile{Name: "test", ToolChoice: grammar.Auto, Results: agent.ResultsCompact, OnRepeat: agent.RepeatAnother, Answer: agent.AnswerSeparate,
+		Assists: []string{"answer-after-change", "remind", "look-first", "read-first", "unknown-as-text", "tools-by-topic", "rewrite", "locate"}}
 	f := agentBenchFlags{modes: []string{"auto"}, results: []string{"full"}, roles: []string{"tool"}, toolPrompts: []string{"template"},
 		onRepeat: []string{"stop"}, answers: []string{"inline"}, afterChange: []string{"continue"}, examples: []string{"off"},
-		parallel: []string{"off"}, set: map[string]bool{"on-repeat": true, "examples": true}}
+		parallel: []string{"off"}, assists: []string{""}, set: map[string]bool{"on-repeat": true, "examples": true}}
 	cs := f.configs([]string{"on"})
 	if len(cs) != 1 {
 		t.Fatalf("%d configs, want 1", len(cs))
 	}
 	var o agent.Options
 	cs[0].apply(&o)
-	if mode, results := cs[0].labels(o); mode != "auto" || results != "full" {
+	if mode, results := cs[0].labels(o); mode != "auto" || results != "compact" {
 		t.Errorf("flags alone: labels %q %q", mode, results)
 	}
-	o = withCatalog(o, d, f.given)
+	o, err := f.loop(cs[0]).apply(o, p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if o.OnRepeat != agent.RepeatStop {
 		t.Errorf("--on-repeat given: %q, want stop", o.OnRepeat)
 	}
 	if o.Results != agent.ResultsCompact || o.Answer != agent.AnswerSeparate || !o.AnswerAfterChange || o.ToolExamples || !o.Remind || !o.LookFirst || !o.ReadFirst || !o.UnknownAsText || !o.ToolsByTopic || !o.Rewrite || !o.Locate {
-		t.Errorf("catalog settings not taken: %+v", o)
+		t.Errorf("profile settings not taken: %+v", o)
 	}
 	mode, results := cs[0].labels(o)
-	if want := "auto+remind+answer after change+read first+look first+unknown as text+tools by topic+rewrite+locate"; mode != want || results != "compact" {
+	if want := "auto+tools-by-topic+locate+read-first+look-first+rewrite+unknown-as-text+remind+answer-after-change"; mode != want || results != "compact" {
 		t.Errorf("labels %q %q, want %q compact", mode, results, want)
 	}
-	// offgrid run's flag names reach bench's.
-	f.set = map[string]bool{"after-change": true, "mode": true, "look-first": true, "read-first": true, "unknown-as-text": true, "tools-by-topic": true, "rewrite": true, "locate": true}
-	var p agent.Options
-	p.ToolChoice = grammar.Required
-	p = withCatalog(p, d, f.given)
-	if p.AnswerAfterChange || p.ToolChoice != grammar.Required || p.LookFirst || p.ReadFirst || p.UnknownAsText || p.ToolsByTopic || p.Rewrite || p.Locate {
-		t.Errorf("given settings overridden: %+v", p)
+	// Given flags win over the profile: the mode, --after-change, the
+	// old assist flags and --assist.
+	f.set = map[string]bool{"after-change": true, "mode": true}
+	f.modes = []string{"required"}
+	f.assistAliases = "-look-first,-read-first"
+	f.assists = []string{"-unknown-as-text,-tools-by-topic", "none"}
+	cs = f.configs([]string{"on"})
+	if len(cs) != 2 {
+		t.Fatalf("%d configs, want 2 (one per --assist)", len(cs))
+	}
+	for i, want := range [][]string{{"rewrite", "locate", "remind"}, nil} {
+		var q agent.Options
+		cs[i].apply(&q)
+		if q, err = f.loop(cs[i]).apply(q, p); err != nil {
+			t.Fatal(err)
+		}
+		if q.AnswerAfterChange || q.ToolChoice != grammar.Required || q.LookFirst || q.ReadFirst || q.UnknownAsText || q.ToolsByTopic {
+			t.Errorf("config %d: given settings overridden: %+v", i, q)
+		}
+		if got := q.AssistNames(); !slices.Equal(got, agent.Options{Rewrite: slices.Contains(want, "rewrite"), Locate: slices.Contains(want, "locate"), Remind: slices.Contains(want, "remind")}.AssistNames()) {
+			t.Errorf("config %d: assists %q, want %q", i, got, want)
+		}
+	}
+	f.assists = []string{"+read-frist"}
+	if _, err := f.loop(f.configs([]string{"on"})[0]).apply(agent.Options{}, p); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "read-frist") {
+		t.Errorf("an unknown assist: %v", err)
 	}
 }

@@ -124,23 +124,23 @@ func extractBundled(ctx context.Context, env *cliEnv, exe string, info bundle.In
 	return path, nil
 }
 
-// catalogDefaults returns the catalog's agent settings for the model at
-// path when it is a catalog model in the store.
-func catalogDefaults(env *cliEnv, path string) (models.AgentDefaults, bool) {
+// catalogProfile returns the name of the catalog's agent profile for
+// the model at path when it is a catalog model in the store.
+func catalogProfile(env *cliEnv, path string) (string, bool) {
 	st, err := openStore(env)
 	if err != nil {
-		return models.AgentDefaults{}, false
+		return "", false
 	}
 	list, err := st.List()
 	if err != nil {
-		return models.AgentDefaults{}, false
+		return "", false
 	}
 	for _, man := range list {
 		if st.Path(man.Name) == path {
-			if cm, ok := models.LookupSHA256(man.SHA256); ok {
-				return cm.Agent, true
+			if cm, ok := models.LookupSHA256(man.SHA256); ok && cm.Profile != "" {
+				return cm.Profile, true
 			}
 		}
 	}
-	return models.AgentDefaults{}, false
+	return "", false
 }

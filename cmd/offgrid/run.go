@@ -32,18 +32,12 @@ type runFlags struct {
 	maxTokens                   int
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
-	verbosePrompt, remind       bool
-	answerAfterChange           bool
-	toolExamples                bool
+	verbosePrompt               bool
 	compactTools                bool
-	lookFirst, readFirst        bool
-	unknownAsText, byTopic      bool
-	rewrite, readAnswer, locate bool
 	curator                     string
 	noPromptCache               bool
-	onRepeat, answer            string
-	results                     string
 	resultRole                  string
+	loop                        loopSettings // the loop's settings over the model's profile
 	maxIterations, maxToolCalls int
 	engine                      *engineFlags
 	perm                        *permFlags
@@ -92,21 +86,18 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
 	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
-	fs.StringVar(&f.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop (a note, then a third call ends the turn), answer (not run; the model answers in text instead) or another (not run; once per turn the model must call another tool or answer, then as answer); default: the model's catalog setting, else stop")
-	fs.StringVar(&f.answer, "answer", "", "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without the tools, the results in its system message); default: the model's catalog setting, else inline")
-	fs.BoolVar(&f.remind, "remind", false, "repeat the user's request after each round of tool results")
-	fs.BoolVar(&f.toolExamples, "tool-examples", false, "show the model the tools' examples (a request and the first call to make) beside their definitions; default: the model's catalog setting")
-	fs.BoolVar(&f.answerAfterChange, "answer-after-change", false, "once a call that changes something (a file edit, a command) succeeds, the model answers instead of calling again (as --answer says); default: the model's catalog setting")
+	fs.StringVar(&f.loop.profile, "profile", "", profileHelp())
+	fs.StringVar(&f.loop.assist, "assist", "", assistHelp())
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
-	fs.StringVar(&f.results, "results", "", "how tool results are shown to the model: compact or full (default: the model's catalog setting, else compact)")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
-	fs.BoolVar(&f.lookFirst, "look-first", false, "when a request names a file or directory of the working directory, the model's first reply must be a call (with --tool-choice auto)")
-	fs.BoolVar(&f.readFirst, "read-first", false, "read the files a request names (up to 3) for the model and add them to the request, before its first reply")
-	fs.BoolVar(&f.unknownAsText, "unknown-as-text", false, "a fenced or bare call of a tool whose name shares no word with any offered tool is continued as text")
-	fs.BoolVar(&f.rewrite, "rewrite", false, "a request to change the one file it names and --read-first read, or to make a new file, has the model write the whole file, and offgrid edits the lines that differ or writes it")
-	fs.BoolVar(&f.readAnswer, "read-answer", false, "with --read-first, a question about the files it read is answered from them in a prompt without tools")
-	fs.BoolVar(&f.locate, "locate", false, "with --read-first, a request about the files that names none has the model choose the file it is about, which is then read")
-	fs.BoolVar(&f.byTopic, "tools-by-topic", false, "offer the file, clock, task and command tools only once a request is about files, the time, tasks or commands; a request about none is answered without tools")
+	// Loop settings a profile holds, for experiments.
+	fs.StringVar(&f.loop.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop, answer or another (default: the profile's)")
+	fs.StringVar(&f.loop.answer, "answer", "", "where the model answers after a repeat or a change: inline or separate (default: the profile's)")
+	fs.StringVar(&f.loop.results, "results", "", "how tool results are shown to the model: compact or full (default: the profile's)")
+	for _, name := range []string{"on-repeat", "answer", "results"} {
+		fs.MarkHidden(name)
+	}
+	assistAliases := assistFlags(fs)
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
 	if err := parseFlags(fs, llamaAliases(args)); err != nil {
@@ -117,6 +108,14 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	}
 	opts, err := f.agentOptions()
 	if err != nil {
+		return err
+	}
+	if fs.Changed("tool-choice") {
+		f.loop.toolChoice = f.toolChoice
+	}
+	f.loop.keepTemp = fs.Changed("temp")
+	f.loop.assist = joinSpecs(f.loop.assist, assistAliases())
+	if err := f.loop.check(); err != nil {
 		return err
 	}
 
@@ -154,7 +153,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 				c.Format, c.Stats.PromptTokens, c.Stats.PromptReused, c.Prompt, c.StopReason, c.Raw)
 		}
 	}
-	ld := &loader{env: env, flags: &f, changed: fs.Changed, opts: opts, reg: reg, servers: servers, policy: pol, prompter: prompter, curator: cur}
+	ld := &loader{env: env, flags: &f, opts: opts, reg: reg, servers: servers, policy: pol, prompter: prompter, curator: cur}
 	lm, err := ld.load(ctx, f.model)
 	if err != nil {
 		return err
@@ -186,8 +185,7 @@ var beforeSend func()
 type loader struct {
 	env      *cliEnv
 	flags    *runFlags
-	changed  func(flag string) bool // whether a flag was given
-	opts     agent.Options          // from the flags
+	opts     agent.Options // from the flags, before the model's profile
 	reg      *tools.Registry
 	servers  *mcp.Servers // the MCP servers behind reg's tools; nil when none
 	policy   agent.Policy
@@ -219,15 +217,23 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 		return nil, err
 	}
 	path := mr.path
-	opts, f := ld.opts, ld.flags
-	// The catalog's measured settings for this model, where flags do not
-	// say otherwise.
-	if d, ok := catalogDefaults(ld.env, path); ok {
-		opts = withCatalog(opts, d, ld.changed)
-	}
+	f := ld.flags
 	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
 	if err != nil {
 		return nil, storedModelError(ld.env, mr, err)
+	}
+	info := agent.InfoFromModel(m)
+	// The model's profile (its measured settings), where the flags do not
+	// say otherwise.
+	profile, err := profileFor(ld.env, f.loop, path, info)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	opts, err := f.loop.apply(ld.opts, profile)
+	if err != nil {
+		m.Close()
+		return nil, err
 	}
 	window, err := contextWindow(m, f.engine.ctxSize, ld.reg, &opts, ld.env.stderr)
 	if err != nil {
@@ -243,7 +249,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	if !f.noPromptCache {
 		sha = usePromptCache(ld.env, mc, path, sha)
 	}
-	ag, err := agent.New(agent.NewCompleter(mc, agent.InfoFromModel(m)), ld.reg, ld.policy, ld.prompter, opts)
+	ag, err := agent.New(agent.NewCompleter(mc, info), ld.reg, ld.policy, ld.prompter, opts)
 	if err != nil {
 		mc.Close()
 		m.Close()
@@ -305,18 +311,6 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if f.maxIterations < 1 || f.maxToolCalls < 1 {
 		return o, fmt.Errorf("%w: --max-iterations and --max-tool-calls must be at least 1", errUsage)
 	}
-	results, err := agent.ParseResultStyle(f.results)
-	if err != nil {
-		return o, fmt.Errorf("%w: --results: %v", errUsage, err)
-	}
-	onRepeat, err := agent.ParseRepeatPolicy(f.onRepeat)
-	if err != nil {
-		return o, fmt.Errorf("%w: --on-repeat: %v", errUsage, err)
-	}
-	answer, err := agent.ParseAnswerStyle(f.answer)
-	if err != nil {
-		return o, fmt.Errorf("%w: --answer: %v", errUsage, err)
-	}
 	if f.resultRole != "tool" && f.resultRole != "user" {
 		return o, fmt.Errorf("%w: --result-role: want tool or user", errUsage)
 	}
@@ -326,27 +320,14 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	}
 	root := f.rootDir()
 	return agent.Options{
-		Mentions:      func(request string) []tools.Mention { return tools.Mentioned(root, request) },
-		Files:         func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) },
-		LookFirst:     f.lookFirst,
-		ReadFirst:     f.readFirst,
-		UnknownAsText: f.unknownAsText,
-		ToolsByTopic:  f.byTopic,
-		Rewrite:       f.rewrite,
-		ReadAnswer:    f.readAnswer,
-		Locate:        f.locate,
-		System:        f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
-		Sampling:          sampling,
-		MaxTokens:         f.maxTokens,
-		Limits:            agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
-		Results:           results,
-		ResultsAsUser:     f.resultRole == "user",
-		Remind:            f.remind,
-		AnswerAfterChange: f.answerAfterChange,
-		ToolExamples:      f.toolExamples,
-		CompactTools:      f.compactTools,
-		OnRepeat:          onRepeat,
-		Answer:            answer,
+		Mentions: func(request string) []tools.Mention { return tools.Mentioned(root, request) },
+		Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) },
+		System:   f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
+		Sampling:      sampling,
+		MaxTokens:     f.maxTokens,
+		Limits:        agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
+		ResultsAsUser: f.resultRole == "user",
+		CompactTools:  f.compactTools,
 	}, nil
 }
 

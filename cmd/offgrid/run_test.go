@@ -70,6 +70,10 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"hello"}, 2, "unexpected argument"},
 		{[]string{"--max-iterations", "0"}, 2, "--max-iterations"},
 		{[]string{"--answer", "later"}, 2, "--answer"},
+		{[]string{"--assist", "+read-frist"}, 2, `unknown assist "read-frist"`},
+		{[]string{"--rewrite=maybe"}, 2, "rewrite"},
+		{[]string{"--profile", "qwen9"}, 2, `unknown profile "qwen9"`},
+		{[]string{"--profile", "/no/such/profile.json"}, 2, "profile.json"},
 		{[]string{"--allow", "no_such_tool"}, 2, "no such tool"},
 		{[]string{"--root", "/no/such/dir", "-p", "x"}, 1, "sandbox root"},
 		{[]string{"-m", "/no/such/model.gguf", "-p", "x"}, 1, "model.gguf"},
@@ -83,6 +87,41 @@ func TestRunFlags(t *testing.T) {
 	got := llamaAliases([]string{"-ngl", "99", "-ngl=-1", "-n", "5"})
 	if want := []string{"--gpu-layers", "99", "--gpu-layers=-1", "-n", "5"}; !slices.Equal(got, want) {
 		t.Errorf("aliases %v", got)
+	}
+}
+
+// TestRunProfile: a profile file drives the loop (its tool choice none:
+// no tools, no call), and a flag given wins over it (--tool-choice
+// required: a call), on the real engine.
+func TestRunProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "none.json")
+	if err := os.WriteFile(prof, []byte(`{"name": "no tools", "tool_choice": "none", "assists": ["remind"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := tinyModel(t)
+	for _, tc := range []struct {
+		flags []string
+		calls bool
+	}{
+		{nil, false},
+		{[]string{"--tool-choice", "required"}, true},
+	} {
+		var out bytes.Buffer
+		env, errb := runEnv(t, "", &out)
+		args := append([]string{"run", "-m", model, "--root", t.TempDir(), "-p", "Use a tool.", "--json", "--profile", prof,
+			"--seed", "3", "-n", "512", "-t", "1", "-c", "8192", "--max-iterations", "1"}, tc.flags...)
+		if code := runMain(t.Context(), env, args); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tc.flags, code, errb.String())
+		}
+		calls := 0
+		for _, e := range jsonEvents(t, out.String()) {
+			if e.Type == agent.EventToolCall {
+				calls++
+			}
+		}
+		if (calls > 0) != tc.calls {
+			t.Errorf("%v: %d calls\n%s", tc.flags, calls, out.String())
+		}
 	}
 }
 

@@ -1,0 +1,255 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+)
+
+// An Assist is one named way offgrid helps a small model through a turn,
+// beyond the loop itself: reading the files a request names first, having
+// the model rewrite a file whole, and so on. Each is an Options field,
+// documented there; a Profile names the assists a model runs with.
+type Assist struct {
+	// Name is how profiles and the --assist flag name it, e.g. "read-first".
+	Name string
+	// Doc says in one line what it does.
+	Doc string
+	// field is the Options field it sets.
+	field func(*Options) *bool
+}
+
+// Assists returns every assist, in the order they act in a turn.
+func Assists() []Assist {
+	return []Assist{
+		{"tools-by-topic", "offer the file, clock, task and command tools only to requests the model chooses need them", func(o *Options) *bool { return &o.ToolsByTopic }},
+		{"locate", "for a request about the files that names none, the model chooses the file and offgrid reads it (with read-first)", func(o *Options) *bool { return &o.Locate }},
+		{"read-first", "offgrid reads the files a request names before the model's first reply", func(o *Options) *bool { return &o.ReadFirst }},
+		{"look-first", "the first reply to a request about the files must be a call", func(o *Options) *bool { return &o.LookFirst }},
+		{"rewrite", "a change to the one file read first, or a new file, is written whole by the model; offgrid edits the lines that differ", func(o *Options) *bool { return &o.Rewrite }},
+		{"read-answer", "a question about the files read first is answered from them without tools (with read-first)", func(o *Options) *bool { return &o.ReadAnswer }},
+		{"tool-examples", "show the tools' examples (a request and the first call) beside their definitions", func(o *Options) *bool { return &o.ToolExamples }},
+		{"unknown-as-text", "a call of a tool unlike every offered one is continued as text", func(o *Options) *bool { return &o.UnknownAsText }},
+		{"remind", "repeat the user's request after each round of tool results", func(o *Options) *bool { return &o.Remind }},
+		{"answer-after-change", "once a change succeeded, the model answers instead of calling again", func(o *Options) *bool { return &o.AnswerAfterChange }},
+	}
+}
+
+// ErrUnknownAssist is returned for an assist name that Assists does not list.
+var ErrUnknownAssist = errors.New("agent: unknown assist")
+
+func lookupAssist(name string) (Assist, error) {
+	for _, a := range Assists() {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	var names []string
+	for _, a := range Assists() {
+		names = append(names, a.Name)
+	}
+	return Assist{}, fmt.Errorf("%w %q (want one of %s)", ErrUnknownAssist, name, strings.Join(names, ", "))
+}
+
+// AssistNames returns the names of the assists o turns on, in the order
+// of Assists.
+func (o Options) AssistNames() []string {
+	var on []string
+	for _, a := range Assists() {
+		if *a.field(&o) {
+			on = append(on, a.Name)
+		}
+	}
+	return on
+}
+
+// SetAssists turns on the assists named and every other one off.
+func (o *Options) SetAssists(names []string) error {
+	for _, n := range names {
+		if _, err := lookupAssist(n); err != nil {
+			return err
+		}
+	}
+	for _, a := range Assists() {
+		*a.field(o) = slices.Contains(names, a.Name)
+	}
+	return nil
+}
+
+// EditAssists applies spec, a comma-separated list as the --assist flag
+// takes it, to the assists of base: bare names replace the set ("none"
+// empties it), "+NAME" adds one and "-NAME" removes one, in that order.
+// "" leaves base as it is. The result is in the order of Assists.
+func EditAssists(base []string, spec string) ([]string, error) {
+	set := slices.Clone(base)
+	var add, remove []string
+	replaced := false
+	for _, f := range strings.Split(spec, ",") {
+		f = strings.TrimSpace(f)
+		var list *[]string
+		switch {
+		case f == "":
+			continue
+		case f == "none":
+			if !replaced {
+				set, replaced = nil, true
+			}
+			continue
+		case strings.HasPrefix(f, "+"):
+			f, list = f[1:], &add
+		case strings.HasPrefix(f, "-"):
+			f, list = f[1:], &remove
+		default:
+			if !replaced {
+				set, replaced = nil, true
+			}
+			list = &set
+		}
+		if _, err := lookupAssist(f); err != nil {
+			return nil, err
+		}
+		*list = append(*list, f)
+	}
+	var out []string
+	for _, a := range Assists() {
+		if (slices.Contains(set, a.Name) || slices.Contains(add, a.Name)) && !slices.Contains(remove, a.Name) {
+			out = append(out, a.Name)
+		}
+	}
+	return out, nil
+}
+
+// A Profile is how the agent drives a model: the loop's settings and the
+// assists it runs, measured with `offgrid bench --agent`. A catalog model
+// names its profile; another model gets its template family's
+// (FamilyProfile); a user may give one of their own (ReadProfile).
+// Settings left empty are the loop's defaults.
+type Profile struct {
+	// Name names the profile, e.g. "qwen2.5-coder-0.5b".
+	Name string `json:"name"`
+	// ToolChoice, Results, OnRepeat and Answer are the Options fields of
+	// those names.
+	ToolChoice grammar.ToolChoice `json:"tool_choice,omitempty"`
+	Results    ResultStyle        `json:"results,omitempty"`
+	OnRepeat   RepeatPolicy       `json:"on_repeat,omitempty"`
+	Answer     AnswerStyle        `json:"answer,omitempty"`
+	// Assists names the assists on (see Assists); the others are off.
+	Assists []string `json:"assists,omitempty"`
+	// Temperature, when set, is the sampling temperature.
+	Temperature *float32 `json:"temperature,omitempty"`
+}
+
+// Check reports a setting or an assist the profile names that offgrid
+// does not know.
+func (p Profile) Check() error {
+	_, err := p.Apply(Options{})
+	return err
+}
+
+// Apply returns o with the profile's settings and assists.
+func (p Profile) Apply(o Options) (Options, error) {
+	if p.ToolChoice != "" {
+		if _, err := grammar.ParseToolChoice(string(p.ToolChoice)); err != nil {
+			return o, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+		o.ToolChoice = p.ToolChoice
+	}
+	var err error
+	if o.Results, err = ParseResultStyle(string(p.Results)); err != nil {
+		return o, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if o.OnRepeat, err = ParseRepeatPolicy(string(p.OnRepeat)); err != nil {
+		return o, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if o.Answer, err = ParseAnswerStyle(string(p.Answer)); err != nil {
+		return o, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if err := o.SetAssists(p.Assists); err != nil {
+		return o, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if p.Temperature != nil {
+		o.Sampling.Temperature = *p.Temperature
+	}
+	return o, nil
+}
+
+// Profiles returns offgrid's profiles: one per catalog model, each
+// measured on the agent suites (see docs/benchmarks.md), then the
+// families' (FamilyProfile).
+func Profiles() []Profile {
+	greedy := func() *float32 { t := float32(0); return &t }
+	return []Profile{
+		{Name: "qwen2.5-coder-0.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnswer, Answer: AnswerSeparate,
+			Assists:     []string{"tools-by-topic", "read-first", "look-first", "rewrite", "read-answer", "answer-after-change"},
+			Temperature: greedy()},
+		// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
+		{Name: "qwen2.5-coder-1.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnother, Answer: AnswerSeparate,
+			Assists:     []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "unknown-as-text", "answer-after-change"},
+			Temperature: greedy()},
+		{Name: "gemma3-270m", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnswer,
+			Assists: []string{"remind"}, Temperature: greedy()},
+		// Any Qwen2 or Qwen2.5 model outside the catalog: the 1.5B's.
+		{Name: "qwen2.5", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnother, Answer: AnswerSeparate,
+			Assists: []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "unknown-as-text", "answer-after-change"}},
+		// Any other model: the loop alone.
+		{Name: "plain"},
+	}
+}
+
+// ErrUnknownProfile is returned for a profile name Profiles does not list.
+var ErrUnknownProfile = errors.New("agent: unknown profile")
+
+// LookupProfile returns offgrid's profile named name.
+func LookupProfile(name string) (Profile, error) {
+	var names []string
+	for _, p := range Profiles() {
+		if p.Name == name {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return Profile{}, fmt.Errorf("%w %q (want one of %s, or a profile file)", ErrUnknownProfile, name, strings.Join(names, ", "))
+}
+
+// FamilyProfile returns the profile of a model outside the catalog, by
+// its template family: the Qwen2 architecture (every Qwen2 and Qwen2.5
+// model) gets "qwen2.5", any other model "plain".
+func FamilyProfile(info ModelInfo) Profile {
+	name := "plain"
+	if strings.HasPrefix(info.Architecture, "qwen2") && !strings.HasPrefix(info.Architecture, "qwen2vl") {
+		name = "qwen2.5"
+	}
+	p, _ := LookupProfile(name)
+	return p
+}
+
+// ReadProfile reads a profile from a JSON file, e.g.
+//
+//	{"name": "mine", "on_repeat": "answer", "answer": "separate",
+//	 "assists": ["read-first", "rewrite"]}
+//
+// A profile without a name is named for the file.
+func ReadProfile(path string) (Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("agent: profile: %w", err)
+	}
+	var p Profile
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Profile{}, fmt.Errorf("agent: profile %s: %w", path, err)
+	}
+	if p.Name == "" {
+		p.Name = path
+	}
+	if err := p.Check(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
