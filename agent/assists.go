@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// The assists (see Assists) act at three points of a turn (Send):
+// before the model's first reply (beforeFirstReply), on a reply that
+// repeats a call (onRepeat), and after a round of results (afterChange,
+// remind). Each is off unless its Options field is set; each lives in a
+// file of its own where it is more than a few lines (intent.go,
+// locate.go, readfirst.go, rewrite.go).
+
+// next is what the loop does after an assist that reviews a reply.
+type next int
+
+const (
+	goOn       next = iota // as without the assist
+	replyAgain             // the reply is made again (RepeatAnother)
+	answerNow              // the model answers from the results it has
+)
+
+// beforeFirstReply runs the assists that act before the model's first
+// reply, in order: what the request names (Mentions), the model's choice
+// of what it needs (intent: ToolsByTopic, Rewrite, ReadAnswer, Locate),
+// the file it is about (Locate), the tools offered (ToolsByTopic), the
+// files read for the model (ReadFirst), whether the first reply must be
+// a call (LookFirst), the file written whole (Rewrite), and the answer
+// from the files read (ReadAnswer). It reports whether the turn ended.
+func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error) {
+	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst || a.opts.Rewrite) {
+		t.named = a.opts.Mentions(t.text)
+	}
+	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate) {
+		t.in = a.intent(ctx, &t.turn, t.text, t.named, t.on)
+	}
+	t.named = append(t.named, a.locate(ctx, &t.turn, t.text, t.in, t.named, t.on)...)
+	a.need(t.in, t.named)
+	a.offer()
+	// offgrid's own reads have an executor of their own: they are not
+	// the model's rounds or calls, which the limits bound.
+	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &t.turn, t.repeats, t.named, t.on)
+	if err != nil {
+		return true, err
+	}
+	if step.Action == ActionStop {
+		t.turn, err = a.stop(&t.turn, step.Err, t.on)
+		return true, err
+	}
+	t.look = !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
+		!a.opts.NoGrammar && (len(t.named) > 0 || t.in.topic == tools.TopicFiles) && len(a.offered) > 0
+	if t.pending, err = a.rewrite(ctx, &t.turn, t.text, t.in, t.named, t.on); err != nil {
+		t.turn, err = a.failed(ctx, &t.turn, Completion{}, err, t.on)
+		return true, err
+	}
+	if read && len(t.pending) == 0 && a.opts.ReadAnswer && onlyReads(t.in, t.turn.Calls) {
+		t.turn, err = a.answerSeparately(ctx, a.budget.turn, &t.turn, t.on)
+		return true, err
+	}
+	return false, nil
+}
+
+// onRepeat reviews a reply that repeats a call made before in the turn
+// (Options.OnRepeat): with RepeatAnother, once per turn, the reply is
+// made again with that tool left out of the grammar; with RepeatAnswer
+// (and RepeatAnother after that), the model answers from the results it
+// has, which are in the context already.
+func (a *Agent) onRepeat(t *turnState, calls []grammar.Call) next {
+	if a.opts.OnRepeat != RepeatAnswer && a.opts.OnRepeat != RepeatAnother || t.textOnly {
+		return goOn
+	}
+	c, ok := t.repeats.again(calls)
+	if !ok {
+		return goOn
+	}
+	if a.opts.OnRepeat == RepeatAnother && !t.retried && len(a.offered) > 1 && !a.opts.NoGrammar {
+		t.retried = true
+		t.exclude = []string{c.Name}
+		t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked for another call or an answer", c.Name)})
+		return replyAgain
+	}
+	t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
+	return answerNow
+}
+
+// afterChange has the model answer once a call of the round changed
+// something (Options.AnswerAfterChange).
+func (a *Agent) afterChange(t *turnState) next {
+	if !a.opts.AnswerAfterChange || t.textOnly || !changed(t.x.Calls()) {
+		return goOn
+	}
+	t.on(Event{Type: EventWarning, Text: "a change was made; the model is asked to answer"})
+	return answerNow
+}
+
+// remind adds the user's request to the last result of the round
+// (Options.Remind).
+func (a *Agent) remind(t *turnState) {
+	if !a.opts.Remind {
+		return
+	}
+	last := &a.history[len(a.history)-1]
+	last.Content += fmt.Sprintf("\n\n(Use this to answer the request %q in plain text, or call another tool if it needs one.)", t.text)
+}

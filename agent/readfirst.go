@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// readFirst reads the files among named, what the request names, for
+// the model before its first reply (Options.ReadFirst) and adds them to
+// the request, the last message of the history; not when no tools are
+// offered (ToolChoice None). It reports whether it ran any call.
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, on func(Event)) (Step, bool, error) {
+	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
+		return Step{}, false, nil
+	}
+	if _, ok := a.reg.Lookup(readFileTool); !ok {
+		return Step{}, false, nil
+	}
+	var calls []grammar.Call
+	var paths []string
+	for _, m := range named {
+		if m.Dir {
+			continue
+		}
+		if len(calls) == maxReadFirst {
+			break
+		}
+		args, err := json.Marshal(map[string]string{"path": m.Path})
+		if err != nil {
+			continue
+		}
+		calls = append(calls, grammar.Call{Name: readFileTool, Arguments: args})
+		paths = append(paths, m.Path)
+	}
+	if len(calls) == 0 {
+		return Step{}, false, nil
+	}
+	calls = a.assignIDs(calls)
+	for _, c := range calls {
+		on(Event{Type: EventToolCall, ID: c.ID, Tool: c.Name, Arguments: argsOrEmpty(c.Arguments), ByAgent: true})
+	}
+	step, results, _, err := a.runCalls(ctx, x, turn, repeats, calls, true, on)
+	if err != nil {
+		return step, true, err
+	}
+	req := &a.history[len(a.history)-1]
+	var b strings.Builder
+	b.WriteString(req.Content)
+	recs := turn.Calls[len(turn.Calls)-len(results):] // the records of these calls
+	for i, r := range results {
+		if recs[i].OK() {
+			fmt.Fprintf(&b, "\n\nThe file %s holds:\n%s", paths[i], r)
+		} else {
+			fmt.Fprintf(&b, "\n\nReading the file %s failed: %s", paths[i], r)
+		}
+	}
+	req.Content = b.String()
+	return step, true, nil
+}
+
+// readFileTool is the tool Options.ReadFirst calls; maxReadFirst bounds
+// the files it reads for one request.
+const (
+	readFileTool = "read_file"
+	maxReadFirst = 3
+)
