@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/words"
 )
 
 // CompletionRequest is one model reply to generate.
@@ -453,12 +453,9 @@ func (c *Completer) Call(ctx context.Context, system, user string, tool grammar.
 // word with the name of one of tools ("create_file" and write_file do;
 // "multiply" and bash do not).
 func nameFits(name string, tools []grammar.Tool) bool {
-	words := func(s string) []string {
-		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	}
-	asked := words(name)
+	asked := words.Parts(strings.ToLower(name))
 	for _, t := range tools {
-		for _, w := range words(t.Name) {
+		for _, w := range words.Parts(strings.ToLower(t.Name)) {
 			if slices.Contains(asked, w) {
 				return true
 			}

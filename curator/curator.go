@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
+	"github.com/offgrid-ai/offgrid/internal/words"
 )
 
 // Range is a span of lines, 1-based and inclusive.
@@ -293,11 +294,11 @@ var stop = func() map[string]bool {
 // own name left out.
 func terms(request, name string) []string {
 	skip := map[string]bool{}
-	for _, w := range words(strings.ToLower(filepath.Base(name))) {
+	for _, w := range words.Split(strings.ToLower(filepath.Base(name))) {
 		skip[w] = true
 	}
 	var ts []string
-	for _, w := range words(strings.ToLower(request)) {
+	for _, w := range words.Split(strings.ToLower(request)) {
 		digits := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 		if stop[w] || skip[w] || (len(w) < 3 && !(digits && len(w) == 2)) || slices.Contains(ts, w) {
 			continue
@@ -305,10 +306,6 @@ func terms(request, name string) []string {
 		ts = append(ts, w)
 	}
 	return ts
-}
-
-func words(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
 }
 
 // matches counts the occurrences of term in a lower-cased line: as a
@@ -319,7 +316,7 @@ func matches(line, term string) int {
 		return strings.Count(line, term)
 	}
 	n := 0
-	for _, w := range words(line) {
+	for _, w := range words.Split(line) {
 		if w == term {
 			n++
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/offgrid-ai/offgrid/internal/words"
 )
 
 // The topics of the built-in tools (see [Tool.Topic]): names, not words
@@ -37,14 +39,8 @@ func FileNames(request string) []string {
 // splitter of requests; ASCII punctuation stays with its word.
 func Fields(request string) []string {
 	return strings.FieldsFunc(request, func(r rune) bool {
-		return unicode.IsSpace(r) || r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r) || unspaced(r))
+		return unicode.IsSpace(r) || r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r) || words.Unspaced(r))
 	})
-}
-
-// unspaced reports whether r is a letter of a script written without
-// spaces between words.
-func unspaced(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // trimWord removes the quotes and brackets around a word and the
