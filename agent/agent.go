@@ -153,6 +153,13 @@ type Options struct {
 	// lost, listings and searches over several files that it answers
 	// from the one file chosen.
 	Locate bool
+	// FindFirst: a request that the model chooses (as for ToolsByTopic)
+	// needs the files and that names no file or folder has a first reply
+	// that must call a tool that finds (a search, a listing): the tools
+	// that take a path to work on (read_file, the edits) are left out of
+	// it. Small models otherwise read a file they guess ("Where is
+	// ParseLine defined?" read cmd/logsift/main.go and answered from it).
+	FindFirst bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)

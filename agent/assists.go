@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
@@ -29,7 +31,8 @@ const (
 // of what it needs (intent: ToolsByTopic, Rewrite, ReadAnswer, Locate),
 // the file it is about (Locate), the tools offered (ToolsByTopic), the
 // files read for the model (ReadFirst), whether the first reply must be
-// a call (LookFirst), the file written whole (Rewrite), and the answer
+// a call (LookFirst) or find (FindFirst), the file written whole
+// (Rewrite), and the answer
 // from the files read (ReadAnswer). It reports whether the turn ended.
 func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error) {
 	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst || a.opts.Rewrite) {
@@ -53,6 +56,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	}
 	t.look = !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
 		!a.opts.NoGrammar && (len(t.named) > 0 || t.in.topic == tools.TopicFiles) && len(a.offered) > 0
+	t.find = a.findFirst(t, read)
 	if t.pending, err = a.rewrite(ctx, &t.turn, t.text, t.in, t.named, t.on); err != nil {
 		t.turn, err = a.failed(ctx, &t.turn, Completion{}, err, t.on)
 		return true, err
@@ -62,6 +66,32 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 		return true, err
 	}
 	return false, nil
+}
+
+// findFirst returns the tools the first reply may not call when it must
+// find what a request is about (Options.FindFirst): the offered tools
+// that take a path to work on. It returns nil, the assist off, when the
+// request names a file or folder, offgrid read files for it, the model
+// did not choose that it needs the files, or no tool that finds would
+// be left.
+func (a *Agent) findFirst(t *turnState, read bool) []string {
+	if !a.opts.FindFirst || read || len(t.named) > 0 || !t.in.known || t.in.topic != tools.TopicFiles ||
+		a.opts.NoGrammar || a.opts.ToolChoice == grammar.None {
+		return nil
+	}
+	var atPath []string
+	for _, d := range a.offered {
+		var schema struct {
+			Required []string `json:"required"`
+		}
+		if json.Unmarshal(d.Parameters, &schema) == nil && slices.Contains(schema.Required, "path") {
+			atPath = append(atPath, d.Name)
+		}
+	}
+	if len(atPath) == 0 || len(atPath) == len(a.offered) {
+		return nil
+	}
+	return atPath
 }
 
 // onRepeat reviews a reply that repeats a call made before in the turn

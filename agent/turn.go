@@ -24,6 +24,7 @@ type turnState struct {
 	pending []grammar.Call  // the first reply's calls, already written (Rewrite)
 
 	look     bool     // the first reply must be a call (LookFirst)
+	find     []string // the first reply must be a call, not of these tools (FindFirst)
 	called   bool     // the model has made a call this turn
 	textOnly bool     // the next reply must answer in text
 	exclude  []string // tools the next reply may not call (RepeatAnother)
@@ -139,11 +140,17 @@ func (a *Agent) reply(ctx context.Context, t *turnState) (Completion, error) {
 	if t.look && !t.called && !t.textOnly {
 		choice = grammar.Required
 	}
+	if len(t.find) > 0 && !t.called && !t.textOnly {
+		choice = grammar.Required
+	}
 	if choice == grammar.Required && t.called {
 		choice = grammar.Auto
 	}
 	req := a.request(choice, t.textOnly)
 	req.Exclude, t.exclude = t.exclude, nil
+	if len(t.find) > 0 && !t.called && !t.textOnly {
+		req.Exclude = append(req.Exclude, t.find...)
+	}
 	if err := a.makeRoom(&req, 0, t.on); err != nil {
 		return Completion{}, err
 	}
