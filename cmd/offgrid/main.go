@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -72,6 +73,10 @@ func exitSignals(args []string) []os.Signal {
 
 // runMain dispatches to a command and maps its error to an exit code.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) > 1 && args[0] == "help" {
+		// offgrid help CMD [SUB] is offgrid CMD [SUB] --help.
+		return runMain(ctx, env, append(slices.Clone(args[1:]), "--help"))
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(env.stderr)
 		if len(args) == 0 {

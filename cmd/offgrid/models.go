@@ -13,9 +13,28 @@ import (
 
 const modelsSubcommands = "ls, pull, show, verify, rm, default, synth, fetch-default"
 
+const modelsUsage = `Usage: offgrid models <subcommand> [flags]
+
+Subcommands:
+  ls             list the store's models (--available: the catalog's)
+  pull           fetch a catalog model, a GGUF URL or file into the store
+  show           what a model is: its metadata, template and profile
+  verify         check the stored models against their hashes
+  rm             remove a model from the store
+  default        show or set the default model
+  synth          write a small synthetic GGUF, for tests
+  fetch-default  fetch the default model if the store lacks it
+
+Run 'offgrid help models <subcommand>' for its flags.
+`
+
 func cmdModels(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: want a subcommand: %s", errUsage, modelsSubcommands)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(env.stderr, modelsUsage)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: want a subcommand: %s", errUsage, modelsSubcommands)
+		}
+		return nil
 	}
 	sub := map[string]func(context.Context, *cliEnv, []string) error{
 		"ls":            cmdModelsList,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/models/gguf"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -26,7 +27,10 @@ type modelSummary struct {
 	ChatTemplate  bool           `json:"chat_template"`
 	ToolSupport   bool           `json:"tool_support"`
 	License       string         `json:"license,omitempty"`
-	Finetune      string         `json:"finetune,omitempty"`
+	// Profile names the agent profile offgrid run drives the model with
+	// (see profileFor).
+	Profile  string `json:"profile"`
+	Finetune string `json:"finetune,omitempty"`
 }
 
 func summarize(path string) (modelSummary, error) {
@@ -86,6 +90,9 @@ func cmdModelsShow(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if p, err := profileFor(env, loopSettings{}, path, agent.ModelInfo{Architecture: s.Architecture}); err == nil {
+		s.Profile = p.Name
+	}
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -110,6 +117,7 @@ func cmdModelsShow(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(tw, "file size\t%s\n", humanBytes(s.FileSize))
 	fmt.Fprintf(tw, "chat template\t%s\n", yes[s.ChatTemplate])
 	fmt.Fprintf(tw, "tool support\t%s\n", yes[s.ToolSupport])
+	fmt.Fprintf(tw, "agent profile\t%s\n", s.Profile)
 	if s.License != "" {
 		fmt.Fprintf(tw, "license\t%s\n", s.License)
 	}

@@ -198,6 +198,42 @@ func TestModelsUsage(t *testing.T) {
 	}
 }
 
+// TestHelp: offgrid help CMD [SUB] and CMD [SUB] --help print the
+// command's own usage and exit 0, models lists its subcommands, and
+// models show names the agent profile of a model outside the catalog.
+func TestHelp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	for _, tc := range []struct {
+		args []string
+		has  string
+	}{
+		{[]string{"help", "run"}, "Usage: offgrid run"},
+		{[]string{"help", "run"}, "--assist"},
+		{[]string{"help", "models"}, "fetch-default  fetch the default model"},
+		{[]string{"models", "--help"}, "Subcommands:"},
+		{[]string{"models", "help"}, "Subcommands:"},
+		{[]string{"help", "models", "pull"}, "Usage: offgrid models pull"},
+		{[]string{"models", "show", "-h"}, "Usage: offgrid models show"},
+		{[]string{"help", "bench"}, "--profile"},
+	} {
+		var out, errb bytes.Buffer
+		env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
+			if k == "OFFGRID_MODELS" {
+				return dir
+			}
+			return ""
+		}}
+		if code := runMain(t.Context(), env, tc.args); code != 0 || !strings.Contains(errb.String()+out.String(), tc.has) {
+			t.Errorf("%v: exit %d, want 0 and %q in:\n%s", tc.args, code, tc.has, errb.String())
+		}
+	}
+	r := modelsCLI(t, dir, "show", synthFile(t), "--json")
+	var s modelSummary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || r.code != 0 || s.Profile != "plain" {
+		t.Errorf("models show: profile %q (%v) %+v", s.Profile, err, r)
+	}
+}
+
 // The default model of a plain executable is the store's.
 func TestResolveDefaultFromStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "models")
