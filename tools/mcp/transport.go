@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	c := &stdioConn{
 		cmd: t.cmd, stdin: inW, stdout: outR, max: t.maxMessage, discoverWait: t.discoverWait, schemas: t.schemas, grace: t.grace,
 		in: make(chan jsonrpc.Message), done: make(chan struct{}), closed: make(chan struct{}), exited: make(chan struct{}),
-		pending: map[jsonrpc.ID]string{}, answered: map[jsonrpc.ID]bool{}, stderrDone: stderrDone,
+		pending: map[jsonrpc.ID]string{}, gaveUp: map[jsonrpc.ID]string{}, answered: map[jsonrpc.ID]bool{}, stderrDone: stderrDone,
 	}
 	t.conn = c
 	go c.wait()
@@ -144,6 +145,7 @@ type stdioConn struct {
 
 	mu       sync.Mutex
 	pending  map[jsonrpc.ID]string // requests sent and not answered: their methods
+	gaveUp   map[jsonrpc.ID]string // requests the client cancelled before an answer: their methods
 	answered map[jsonrpc.ID]bool   // requests answered in the server's place: drop its late answers
 	discover jsonrpc.ID            // the server/discover request
 	garbage  int                   // lines that were not JSON-RPC messages
@@ -242,6 +244,9 @@ func (c *stdioConn) sent(m jsonrpc.Message) bool {
 		}
 		if json.Unmarshal(r.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+				if m, ok := c.pending[id]; ok {
+					c.gaveUp[id] = m // still unanswered, for failure's report
+				}
 				delete(c.pending, id)
 			}
 		}
@@ -383,6 +388,7 @@ func (c *stdioConn) keep(m jsonrpc.Message) bool {
 			return false
 		}
 		delete(c.pending, m.ID)
+		delete(c.gaveUp, m.ID)
 		c.schemas.response(m)
 	case *jsonrpc.Request:
 		if !m.ID.IsValid() && !keptNotifications[m.Method] {
@@ -463,14 +469,18 @@ func (c *stdioConn) oversize(o *overLine) {
 		Message: fmt.Sprintf("the answer is %s, over the %s cap on a message", bytesize(o.size), bytesize(int64(c.max))), Data: data}})
 }
 
-// pendingMethods returns the methods of the requests not yet answered.
+// pendingMethods returns the methods of the requests not yet answered,
+// those the client gave up on (cancelled) included: when a connect times
+// out, the client may cancel its request before failure reads them.
 func (c *stdioConn) pendingMethods() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var ms []string
-	for _, m := range c.pending {
-		if !strings.HasPrefix(m, "subscriptions/") {
-			ms = append(ms, m)
+	for _, reqs := range []map[jsonrpc.ID]string{c.pending, c.gaveUp} {
+		for _, m := range reqs {
+			if !strings.HasPrefix(m, "subscriptions/") && !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
 		}
 	}
 	return ms
