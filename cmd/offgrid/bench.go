@@ -103,9 +103,10 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		return benchSpeed(ctx, env, *modelRefs, sf, ef.threads, *asJSON, *compare)
 	}
 	if *agentMode {
-		if len(*modelRefs) == 0 {
-			return fmt.Errorf("%w: --agent wants -m MODEL", errUsage)
+		if len(*modelRefs) == 0 && len(*compare) == 0 {
+			return fmt.Errorf("%w: --agent wants -m MODEL or --compare RESULTS.json", errUsage)
 		}
+		af.compare = *compare
 		if !fs.Changed("max-tokens") {
 			*maxTokens = 512
 		}

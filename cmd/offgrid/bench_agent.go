@@ -48,6 +48,7 @@ type agentBenchFlags struct {
 	mcp                   []string      // --mcp: servers attached to every task
 	mcpConnect            time.Duration // --mcp-connect-timeout
 	noPromptCache         bool
+	compare               []string // --compare: earlier results.json whose runs come first
 	// set names the flags given on the command line; the others take the
 	// model's profile's setting (see loopSettings).
 	set map[string]bool
@@ -65,6 +66,13 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	// task's MCP servers closed, rather than by the signal's default action.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
+	if len(refs) == 0 { // --compare alone: the earlier runs' report
+		res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC()}
+		if err := f.compared(res); err != nil {
+			return err
+		}
+		return agentOutput(env, res, asJSON, out, args)
+	}
 	suite, err := bench.LoadSuite(f.suite)
 	if err != nil {
 		return err
@@ -139,6 +147,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		}
 	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
+	if err := f.compared(res); err != nil {
+		return err
+	}
 	for _, ref := range refs {
 		mr, err := lookupModel(ctx, env, ref)
 		if err != nil {
@@ -189,8 +200,36 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		lctx.Close()
 		m.Close()
 	}
+	return agentOutput(env, res, asJSON, out, args)
+}
+
+// compared adds the runs of the --compare results to res, first; res
+// takes the first one's suite name when it has none.
+func (f agentBenchFlags) compared(res *bench.AgentResults) error {
+	for _, path := range f.compare {
+		old, err := bench.ReadAgentResults(path)
+		if err != nil {
+			return err
+		}
+		if res.Suite == "" {
+			res.Suite = old.Suite
+		}
+		res.Runs = append(res.Runs, old.Runs...)
+	}
+	return nil
+}
+
+// agentOutput prints the runs' table and their paired comparison, and
+// writes the reports into out.
+func agentOutput(env *cliEnv, res *bench.AgentResults, asJSON bool, out string, args []string) error {
 	rows := bench.SummarizeAgent(res.Runs)
-	return benchOutput(env, rows, asJSON, func(w io.Writer) error { return bench.WriteAgentTable(w, rows) },
+	table := func(w io.Writer) error {
+		if err := bench.WriteAgentTable(w, rows); err != nil {
+			return err
+		}
+		return bench.WritePaired(w, bench.PairAgent(res.Runs))
+	}
+	return benchOutput(env, rows, asJSON, table,
 		out, args, func(dir, cmd string) error { return bench.WriteAgentReports(dir, res, cmd) })
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -331,5 +332,48 @@ func TestBenchAgentProfile(t *testing.T) {
 	f.assists = []string{"+read-frist"}
 	if _, err := f.loop(f.configs([]string{"on"})[0]).apply(agent.Options{}, p); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "read-frist") {
 		t.Errorf("an unknown assist: %v", err)
+	}
+}
+
+// TestBenchAgentCompare: bench --agent --compare alone reports earlier
+// runs side by side, each paired with the first over the same tasks, in
+// the table and in report.md.
+func TestBenchAgentCompare(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, mode string, pass ...bool) string {
+		run := bench.AgentRun{Model: "m", Profile: "plain", Mode: mode, Grammar: "on", Results: "compact"}
+		for i, p := range pass {
+			run.Tasks = append(run.Tasks, bench.TaskResult{ID: fmt.Sprintf("t%d", i), Category: "reading", Pass: p})
+		}
+		path := filepath.Join(dir, name)
+		res := bench.AgentResults{Version: bench.ResultsVersion, Suite: "general", Runs: []bench.AgentRun{run}}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.json", "auto", false, false, false, false, false, false, false, true)
+	b := write("b.json", "auto+find-first", true, true, true, true, true, true, true, true)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runBench(t, "--agent", "--compare", a, "--compare", b, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if want := "m auto+find-first grammar on results compact: +7 (7 gained, 0 lost of 8 tasks), p = 0.016"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "| m auto+find-first grammar on results compact | 8 | +7 | 7 | 0 | 0.016 |"; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q:\n%s", want, md)
+	}
+	if code, _, stderr := runBench(t, "--agent", "--compare", filepath.Join(dir, "none.json")); code != 1 || !strings.Contains(stderr, "none.json") {
+		t.Errorf("a missing file: exit %d\n%s", code, stderr)
 	}
 }

@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// Paired is one run compared with another over the tasks both ran:
+// which passed in one and not the other. Runs of the same tasks are
+// compared task by task, as McNemar's test does, so that "+3 tasks" is
+// judged against the tasks that changed, not against the pass rates.
+type Paired struct {
+	Base, Other string // the runs' labels
+	Tasks       int    // tasks both ran
+	Gained      int    // passed in Other only
+	Lost        int    // passed in Base only
+	// P is McNemar's exact two-sided p-value: how likely a split of the
+	// changed tasks at least this uneven is when neither run is better.
+	P float64
+}
+
+// Diff is Other's passes minus Base's.
+func (p Paired) Diff() int { return p.Gained - p.Lost }
+
+// String is the comparison for people, e.g. "+5 (6 gained, 1 lost of
+// 100 tasks), p = 0.125".
+func (p Paired) String() string {
+	pv := "p = " + pValue(p.P)
+	if p.P < 0.001 {
+		pv = "p < 0.001"
+	}
+	return fmt.Sprintf("%+d (%d gained, %d lost of %d tasks), %s", p.Diff(), p.Gained, p.Lost, p.Tasks, pv)
+}
+
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "< 0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// PairAgent compares each run after the first with the first, over the
+// tasks (by id) both ran. It returns nil for fewer than two runs.
+func PairAgent(runs []AgentRun) []Paired {
+	if len(runs) < 2 {
+		return nil
+	}
+	base := map[string]bool{}
+	for _, t := range runs[0].Tasks {
+		base[t.ID] = t.Pass
+	}
+	var out []Paired
+	for _, r := range runs[1:] {
+		p := Paired{Base: runs[0].Label(), Other: r.Label()}
+		for _, t := range r.Tasks {
+			was, ok := base[t.ID]
+			if !ok {
+				continue
+			}
+			p.Tasks++
+			switch {
+			case t.Pass && !was:
+				p.Gained++
+			case was && !t.Pass:
+				p.Lost++
+			}
+		}
+		p.P = McNemar(p.Gained, p.Lost)
+		out = append(out, p)
+	}
+	return out
+}
+
+// McNemar returns the exact two-sided p-value of McNemar's test for b
+// and c discordant pairs: twice the binomial tail of min(b, c) in b + c
+// fair coin tosses, at most 1.
+func McNemar(b, c int) float64 {
+	n, k := b+c, min(b, c)
+	if n == 0 {
+		return 1
+	}
+	// Sum C(n, i) / 2^n for i ≤ k in logs, exact enough for any n here.
+	tail := 0.0
+	for i := 0; i <= k; i++ {
+		lg := lgammaInt(n+1) - lgammaInt(i+1) - lgammaInt(n-i+1) - float64(n)*math.Ln2
+		tail += math.Exp(lg)
+	}
+	return min(1, 2*tail)
+}
+
+func lgammaInt(n int) float64 {
+	v, _ := math.Lgamma(float64(n))
+	return v
+}
+
+// WritePaired prints the comparisons, one a line, after a blank line;
+// nothing when there are none.
+func WritePaired(w io.Writer, ps []Paired) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\npaired with %s:\n", ps[0].Base)
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %s: %s\n", p.Other, p)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ReadAgentResults reads the results.json of an agent run, e.g. to
+// compare new runs with it.
+func ReadAgentResults(path string) (*AgentResults, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	var res AgentResults
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrResults, path, err)
+	}
+	if res.Version != ResultsVersion {
+		return nil, fmt.Errorf("%w: %s: version %d, want %d", ErrResults, path, res.Version, ResultsVersion)
+	}
+	if len(res.Runs) == 0 {
+		return nil, fmt.Errorf("%w: %s: no agent runs", ErrResults, path)
+	}
+	return &res, nil
+}

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestMcNemar(t *testing.T) {
+	for _, tc := range []struct {
+		b, c int
+		want float64
+	}{
+		{0, 0, 1},
+		{1, 0, 1},
+		{6, 1, 0.125},         // 2 * (1 + 7) / 128
+		{17, 1, 0.000145},     // 2 * (1 + 18) / 262144
+		{7, 0, 0.015625},      // 2 / 128
+		{10, 10, 1},           // even
+		{60, 40, 0.0569},      // 2 * P(X ≤ 40), X ~ Bin(100, 1/2)
+		{0, 19 + 1, 1.907e-6}, // 2 / 2^20
+	} {
+		got := McNemar(tc.b, tc.c)
+		if math.Abs(got-tc.want) > 0.01*tc.want {
+			t.Errorf("McNemar(%d, %d) = %.6g, want %.6g", tc.b, tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestPairAgent(t *testing.T) {
+	run := func(mode string, pass ...bool) AgentRun {
+		r := AgentRun{Model: "m", Mode: mode, Grammar: "on", Results: "compact"}
+		for i, p := range pass {
+			r.Tasks = append(r.Tasks, TaskResult{ID: string(rune('a' + i)), Pass: p})
+		}
+		return r
+	}
+	if PairAgent([]AgentRun{run("auto", true)}) != nil {
+		t.Error("one run paired")
+	}
+	a := run("auto", true, false, false, true)
+	b := run("auto+x", true, true, true, false, true) // task e: not in a
+	ps := PairAgent([]AgentRun{a, b})
+	if len(ps) != 1 {
+		t.Fatalf("%d pairs", len(ps))
+	}
+	p := ps[0]
+	if p.Tasks != 4 || p.Gained != 2 || p.Lost != 1 || p.Diff() != 1 || p.P != 1 {
+		t.Errorf("paired %+v", p)
+	}
+	var buf bytes.Buffer
+	if err := WritePaired(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	if want := "m auto+x grammar on results compact: +1 (2 gained, 1 lost of 4 tasks), p = 1.000"; !strings.Contains(buf.String(), want) {
+		t.Errorf("printed %q, want %q in it", buf.String(), want)
+	}
+}
