@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,27 +88,43 @@ type CallRecord struct {
 // RunSuite runs every task of s with the agent over cp, each in a fresh
 // temporary directory with the built-in tools and every tool allowed but
 // the task's denied ones, opts.Mentions looking in the task's directory.
-// run is the template of the result (model, mode names); progress, if
-// set, is called after each task.
-func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Options, run AgentRun, progress func(done, total int)) (AgentRun, error) {
+// run is the template of the result (model, mode names); the tasks it
+// holds already (an earlier run's, see Resume) are kept and not run
+// again. progress, if set, is called after each task with the run so far.
+func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Options, run AgentRun, progress func(run AgentRun, total int)) (AgentRun, error) {
 	start := time.Now()
 	parent, err := os.MkdirTemp("", "offgrid-bench-")
 	if err != nil {
 		return run, err
 	}
 	defer os.RemoveAll(parent)
+	done := map[string]bool{} // tasks run already (resumed)
+	for _, t := range run.Tasks {
+		done[t.ID] = true
+	}
+	seconds := run.Seconds
 	for i, t := range s.Tasks {
 		if err := ctx.Err(); err != nil {
 			return run, err
 		}
+		if done[t.ID] {
+			continue
+		}
 		dir := filepath.Join(parent, fmt.Sprintf("%03d-%s", i, t.ID))
 		res := runTask(ctx, cp, s, t, dir, opts)
 		run.Tasks = append(run.Tasks, res)
+		run.Seconds = seconds + time.Since(start).Seconds()
 		if progress != nil {
-			progress(i+1, len(s.Tasks))
+			progress(run, len(s.Tasks))
 		}
 	}
-	run.Seconds = time.Since(start).Seconds()
+	// In the suite's order, resumed tasks among them.
+	order := map[string]int{}
+	for i, t := range s.Tasks {
+		order[t.ID] = i
+	}
+	slices.SortStableFunc(run.Tasks, func(a, b TaskResult) int { return cmp.Compare(order[a.ID], order[b.ID]) })
+	run.Seconds = seconds + time.Since(start).Seconds()
 	return run, ctx.Err()
 }
 

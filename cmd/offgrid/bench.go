@@ -28,6 +28,9 @@ const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--categ
 	"--speed prints prefill and decode tokens/s and an agent turn's time to the first token (cold and warm prompt cache)."
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return benchMerge(env, args[1:])
+	}
 	fs := newFlagSet(env, "bench", benchSynopsis)
 	modelRefs := fs.StringArrayP("model", "m", nil, "model to measure: a store name, a GGUF path or default (repeatable)")
 	data := fs.StringSlice("data", nil, "BFCL question files or directories of them, answers in possible_answer/ beside them")
@@ -71,6 +74,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
 	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "--agent: cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
+	fs.StringVar(&af.shard, "shard", "", "--agent: run only shard I/N of the tasks (I from 0 to N-1, by a stable hash of the suite and task id); 'offgrid bench merge' joins the shards' results")
+	fs.StringVar(&af.resume, "resume", "", "--agent: go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,8 @@ type agentBenchFlags struct {
 	mcpConnect            time.Duration // --mcp-connect-timeout
 	noPromptCache         bool
 	compare               []string // --compare: earlier results.json whose runs come first
+	shard                 string   // --shard I/N
+	resume                string   // --resume DIR
 	// set names the flags given on the command line; the others take the
 	// model's profile's setting (see loopSettings).
 	set map[string]bool
@@ -146,9 +149,31 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return err
 		}
 	}
+	sh, err := bench.ParseShard(f.shard)
+	if err != nil {
+		return fmt.Errorf("%w: --shard: %v", errUsage, err)
+	}
+	suite = suite.Shard(sh)
+	var prev *bench.AgentResults // the run --resume goes on with
+	if f.resume != "" {
+		if prev, err = bench.ResumeFrom(f.resume); err != nil {
+			return err
+		}
+		if out == "" {
+			out = f.resume
+		}
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+	}
 	res := &bench.AgentResults{Version: bench.ResultsVersion, Created: time.Now().UTC(), Suite: suite.Name}
 	if err := f.compared(res); err != nil {
 		return err
+	}
+	if prev != nil {
+		res.Created = prev.Created
 	}
 	for _, ref := range refs {
 		mr, err := lookupModel(ctx, env, ref)
@@ -187,10 +212,27 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			}
 			mode, results := c.labels(o)
 			tmpl := bench.AgentRun{Model: name, Profile: profile.Name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
+			tmpl.Tasks = slices.DeleteFunc(bench.Resume(prev, tmpl), func(t bench.TaskResult) bool {
+				return !slices.ContainsFunc(suite.Tasks, func(st bench.Task) bool { return st.ID == t.ID })
+			})
 			bar := newProgressBar(env.stderr, fmt.Sprintf("%s %s grammar %s %s", name, tmpl.Mode, c.grammar, tmpl.Results), caseCounts)
-			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, bar.cases)
+			res.Runs = append(res.Runs, tmpl)
+			i := len(res.Runs) - 1
+			// Each task's result is saved as it ends, so that a run
+			// killed loses at most the task it was on (--resume).
+			var saveErr error
+			run, err := bench.RunSuite(ctx, cp, suite, o, tmpl, func(run bench.AgentRun, total int) {
+				bar.cases(len(run.Tasks), total)
+				res.Runs[i] = run
+				if out != "" && saveErr == nil {
+					saveErr = bench.WriteAgentResults(filepath.Join(out, "results.json"), res)
+				}
+			})
 			bar.done()
-			res.Runs = append(res.Runs, run)
+			res.Runs[i] = run
+			if err == nil {
+				err = saveErr
+			}
 			if err != nil {
 				lctx.Close()
 				m.Close()
@@ -343,4 +385,39 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 		results += " as user"
 	}
 	return l, results
+}
+
+// benchMerge joins the agent results of shards (bench --agent --shard)
+// into one report: offgrid bench merge DIR|FILE… --out DIR.
+func benchMerge(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "bench merge", "bench merge DIR|RESULTS.json… --out DIR [--json]\n\nJoin the results of the shards of an agent run (bench --agent --shard I/N)\ninto one: each task once, in the suite's order.")
+	out := fs.String("out", "", "write the merged results.json, report.md and report.svg into DIR")
+	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: want the shards' result directories or files", errUsage)
+	}
+	var parts []*bench.AgentResults
+	for _, p := range fs.Args() {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, "results.json")
+		}
+		r, err := bench.ReadAgentResults(p)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, r)
+	}
+	var suite *bench.Suite // the built-in suites give the tasks' order
+	switch parts[0].Suite {
+	case "builtin", "general", "mcp":
+		suite, _ = bench.LoadSuite(parts[0].Suite)
+	}
+	res, err := bench.MergeAgent(parts, suite)
+	if err != nil {
+		return err
+	}
+	return agentOutput(env, res, *asJSON, *out, append([]string{"merge"}, args...))
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/bench"
+)
+
+// shardSuite writes a suite of n short tasks for the synthetic model.
+func shardSuite(t *testing.T, n int) string {
+	t.Helper()
+	var tasks []map[string]any
+	for i := range n {
+		tasks = append(tasks, map[string]any{
+			"id": "t" + string(rune('a'+i)), "category": "reading", "prompt": "Say one word about the number " + string(rune('0'+i)) + ".",
+			"checks": map[string]any{"not_called": []string{"bash"}},
+		})
+	}
+	b, err := json.Marshal(map[string]any{"name": "tiny", "tasks": tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readAgent(t *testing.T, dir string) *bench.AgentResults {
+	t.Helper()
+	res, err := bench.ReadAgentResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func taskIDs(r bench.AgentRun) []string {
+	var ids []string
+	for _, t := range r.Tasks {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+// TestBenchShardsMerge: two shards of an agent run on the synthetic model,
+// merged, hold each task once in the suite's order, with the same
+// per-task outcome as one run of them all.
+func TestBenchShardsMerge(t *testing.T) {
+	suite, model := shardSuite(t, 6), tinyModel(t)
+	dir := t.TempDir()
+	common := []string{"--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "-n", "24", "--seed", "2"}
+	run := func(out string, more ...string) {
+		t.Helper()
+		args := append(append(slices.Clone(common), "--out", out), more...)
+		if code, _, stderr := runBench(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", more, code, stderr)
+		}
+	}
+	whole := filepath.Join(dir, "whole")
+	run(whole)
+	run(filepath.Join(dir, "s0"), "--shard", "0/2")
+	run(filepath.Join(dir, "s1"), "--shard", "1/2")
+	s0, s1 := readAgent(t, filepath.Join(dir, "s0")), readAgent(t, filepath.Join(dir, "s1"))
+	if n0, n1 := len(s0.Runs[0].Tasks), len(s1.Runs[0].Tasks); n0+n1 != 6 || n0 == 0 || n1 == 0 {
+		t.Fatalf("shards of %d and %d tasks", n0, n1)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, stdout, stderr := runBench(t, "merge", filepath.Join(dir, "s0"), filepath.Join(dir, "s1", "results.json"), "--out", merged)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "tiny") {
+		t.Errorf("merge table:\n%s", stdout)
+	}
+	m, w := readAgent(t, merged), readAgent(t, whole)
+	if got, want := taskIDs(m.Runs[0]), taskIDs(w.Runs[0]); !slices.Equal(got, want) {
+		t.Errorf("merged tasks %v, the whole run's %v", got, want)
+	}
+	for i, task := range m.Runs[0].Tasks {
+		if o := w.Runs[0].Tasks[i]; task.Pass != o.Pass || task.Answer != o.Answer || len(task.Calls) != len(o.Calls) {
+			t.Errorf("task %s: merged %+v, whole %+v", task.ID, task, o)
+		}
+	}
+	if code, _, stderr := runBench(t, "merge", filepath.Join(dir, "s0"), filepath.Join(dir, "s0")); code != 1 || !strings.Contains(stderr, "two shards") {
+		t.Errorf("merging a shard twice: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := runBench(t, append(slices.Clone(common), "--shard", "2/2")...); code != 2 {
+		t.Errorf("--shard 2/2: exit %d", code)
+	}
+}
+
+// TestBenchResumeAfterKill: an agent run killed with SIGKILL keeps the
+// tasks it finished in results.json; --resume runs only the others.
+func TestBenchResumeAfterKill(t *testing.T) {
+	suite, model := shardSuite(t, 6), tinyModel(t)
+	out := t.TempDir()
+	args := []string{"bench", "--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "-n", "24", "--seed", "2", "--no-prompt-cache"}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append(slices.Clone(args), "--out", out)...)
+	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	done := 0
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-exited:
+			t.Fatalf("the run ended before it was killed: %s", stderr.String())
+		default:
+		}
+		if res, err := bench.ReadAgentResults(filepath.Join(out, "results.json")); err == nil && len(res.Runs[0].Tasks) >= 2 {
+			done = len(res.Runs[0].Tasks)
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-exited
+	before := readAgent(t, out)
+	if done == 0 || len(before.Runs[0].Tasks) == 6 {
+		t.Fatalf("killed after %d tasks; results.json holds %d", done, len(before.Runs[0].Tasks))
+	}
+	if code, _, stderr := runBench(t, append(args[1:], "--resume", out)...); code != 0 {
+		t.Fatalf("--resume: exit %d\n%s", code, stderr)
+	}
+	after := readAgent(t, out)
+	if len(after.Runs) != 1 || len(after.Runs[0].Tasks) != 6 {
+		t.Fatalf("resumed: %d runs, tasks %v", len(after.Runs), taskIDs(after.Runs[0]))
+	}
+	for _, kept := range before.Runs[0].Tasks {
+		i := slices.IndexFunc(after.Runs[0].Tasks, func(o bench.TaskResult) bool { return o.ID == kept.ID })
+		if i < 0 || after.Runs[0].Tasks[i].Seconds != kept.Seconds {
+			t.Errorf("task %s was run again (or lost)", kept.ID)
+		}
+	}
+	if !slices.IsSortedFunc(taskIDs(after.Runs[0]), strings.Compare) {
+		t.Errorf("tasks out of the suite's order: %v", taskIDs(after.Runs[0]))
+	}
+}
