@@ -155,9 +155,9 @@ type Options struct {
 	Locate bool
 	// FindFirst: a request that the model chooses (as for ToolsByTopic)
 	// needs the files and that names no file or folder has a first reply
-	// that must call a tool that finds (a search, a listing): the tools
-	// that take a path to work on (read_file, the edits) are left out of
-	// it. Small models otherwise read a file they guess ("Where is
+	// that must search (grep_search, or any tool whose arguments require a
+	// pattern or a query); with no such tool, it may not call the tools
+	// that take a path to work on (read_file, the edits). Small models otherwise read a file they guess ("Where is
 	// ParseLine defined?" read cmd/logsift/main.go and answered from it).
 	FindFirst bool
 	// Trace, if set, receives every completion (its rendered prompt and

@@ -69,29 +69,40 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 }
 
 // findFirst returns the tools the first reply may not call when it must
-// find what a request is about (Options.FindFirst): the offered tools
-// that take a path to work on. It returns nil, the assist off, when the
-// request names a file or folder, offgrid read files for it, the model
-// did not choose that it needs the files, or no tool that finds would
-// be left.
+// find what a request is about (Options.FindFirst): every offered tool
+// but those that search (their arguments require a pattern or a query:
+// grep_search) when one is offered, else the tools that take a path to
+// work on. It returns nil, the assist off, when the request names a file
+// or folder, offgrid read files for it, the model did not choose that it
+// needs the files, or no tool would be left.
 func (a *Agent) findFirst(t *turnState, read bool) []string {
 	if !a.opts.FindFirst || read || len(t.named) > 0 || !t.in.known || t.in.topic != tools.TopicFiles ||
 		a.opts.NoGrammar || a.opts.ToolChoice == grammar.None {
 		return nil
 	}
-	var atPath []string
+	var search, other, atPath []string
 	for _, d := range a.offered {
 		var schema struct {
 			Required []string `json:"required"`
 		}
-		if json.Unmarshal(d.Parameters, &schema) == nil && slices.Contains(schema.Required, "path") {
+		json.Unmarshal(d.Parameters, &schema)
+		switch {
+		case slices.Contains(schema.Required, "pattern") || slices.Contains(schema.Required, "query"):
+			search = append(search, d.Name)
+		case slices.Contains(schema.Required, "path"):
 			atPath = append(atPath, d.Name)
+			other = append(other, d.Name)
+		default:
+			other = append(other, d.Name)
 		}
 	}
-	if len(atPath) == 0 || len(atPath) == len(a.offered) {
-		return nil
+	switch {
+	case len(search) > 0:
+		return other
+	case len(atPath) > 0 && len(atPath) < len(a.offered):
+		return atPath
 	}
-	return atPath
+	return nil
 }
 
 // onRepeat reviews a reply that repeats a call made before in the turn

@@ -70,6 +70,9 @@ func TestAgentFindFirst(t *testing.T) {
 			if !gr.Accepts(g.Root, lazyPart(grep, g)) {
 				t.Errorf("the first reply's grammar does not let it search")
 			}
+			if ls := hermes(call("ls", `{}`)); gr.Accepts(g.Root, lazyPart(ls, g)) {
+				t.Errorf("the first reply's grammar lets it list instead of searching")
+			}
 			if !strings.Contains(turn.Content, "8042") {
 				t.Errorf("answer %q", turn.Content)
 			}
