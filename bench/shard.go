@@ -152,3 +152,85 @@ func ResumeFrom(dir string) (*AgentResults, error) {
 	}
 	return ReadAgentResults(path)
 }
+
+// ShardCases returns the BFCL cases of sh.
+func ShardCases(cases []Case, sh Shard) []Case {
+	return slices.DeleteFunc(slices.Clone(cases), func(c Case) bool { return !sh.Has("bfcl", c.ID) })
+}
+
+// MergeResults joins BFCL results of shards into one: runs with the same
+// runner, model, grammar, tool format, seed and temperature become one
+// run holding every case once, in the order Load gives them (by category,
+// then by id, its numbers compared as numbers). A case two shards both
+// ran is an error.
+func MergeResults(parts []*Results) (*Results, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("bench: nothing to merge")
+	}
+	out := &Results{Version: ResultsVersion, Created: parts[0].Created}
+	index := map[string]int{}
+	for _, p := range parts {
+		if p.Created.Before(out.Created) {
+			out.Created = p.Created
+		}
+		for _, r := range p.Runs {
+			key := strings.Join([]string{r.Runner, r.Model, r.Grammar, r.ToolFormat, strconv.FormatUint(uint64(r.Seed), 10), strconv.FormatFloat(float64(r.Temp), 'g', -1, 32)}, "\x00")
+			i, ok := index[key]
+			if !ok {
+				i = len(out.Runs)
+				index[key] = i
+				c := r
+				c.Cases, c.Seconds = nil, 0
+				out.Runs = append(out.Runs, c)
+			}
+			m := &out.Runs[i]
+			for _, c := range r.Cases {
+				if slices.ContainsFunc(m.Cases, func(o CaseResult) bool { return o.ID == c.ID }) {
+					return nil, fmt.Errorf("bench: merge: case %s of %s is in two shards", c.ID, r.Label())
+				}
+				m.Cases = append(m.Cases, c)
+			}
+			m.Seconds += r.Seconds
+		}
+	}
+	rank := map[string]int{}
+	for i, c := range categories {
+		rank[c] = i
+	}
+	for i := range out.Runs {
+		slices.SortStableFunc(out.Runs[i].Cases, func(a, b CaseResult) int {
+			return cmp.Or(cmp.Compare(rank[a.Category], rank[b.Category]), naturalCompare(a.ID, b.ID))
+		})
+	}
+	return out, nil
+}
+
+// naturalCompare orders strings with their runs of digits compared as
+// numbers: "simple_9" before "simple_10".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, _ := strconv.ParseUint(a[:da], 10, 64)
+			nb, _ := strconv.ParseUint(b[:db], 10, 64)
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

@@ -87,3 +87,35 @@ func TestMergeAgent(t *testing.T) {
 		t.Errorf("Resume: %d tasks", len(got))
 	}
 }
+
+func TestMergeResults(t *testing.T) {
+	run := func(ids ...string) Run {
+		r := Run{Runner: "offgrid", Model: "m", Grammar: "on"}
+		for _, id := range ids {
+			cat := "simple"
+			if strings.HasPrefix(id, "multiple") {
+				cat = "multiple"
+			}
+			r.Cases = append(r.Cases, CaseResult{ID: id, Category: cat})
+		}
+		return r
+	}
+	parts := []*Results{
+		{Version: ResultsVersion, Runs: []Run{run("simple_10", "multiple_2")}},
+		{Version: ResultsVersion, Runs: []Run{run("simple_9", "multiple_1", "simple_0")}},
+	}
+	got, err := MergeResults(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range got.Runs[0].Cases {
+		ids = append(ids, c.ID)
+	}
+	if want := []string{"simple_0", "simple_9", "simple_10", "multiple_1", "multiple_2"}; !slices.Equal(ids, want) {
+		t.Errorf("merged %v, want %v", ids, want)
+	}
+	if _, err := MergeResults(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "simple_10") {
+		t.Errorf("a case in two shards: %v", err)
+	}
+}

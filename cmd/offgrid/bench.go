@@ -74,7 +74,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
 	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "--agent: cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
-	fs.StringVar(&af.shard, "shard", "", "--agent: run only shard I/N of the tasks (I from 0 to N-1, by a stable hash of the suite and task id); 'offgrid bench merge' joins the shards' results")
+	fs.StringVar(&af.shard, "shard", "", "run only shard I/N of the cases or tasks (I from 0 to N-1, by a stable hash of their ids); 'offgrid bench merge' joins the shards' results")
 	fs.StringVar(&af.resume, "resume", "", "--agent: go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -147,6 +147,11 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(cases) == 0 {
 		return fmt.Errorf("%w: no cases in %s for the chosen categories", errUsage, strings.Join(*data, ", "))
 	}
+	sh, err := bench.ParseShard(af.shard)
+	if err != nil {
+		return fmt.Errorf("%w: --shard: %v", errUsage, err)
+	}
+	cases = bench.ShardCases(cases, sh)
 
 	copts := inference.ContextOptions{Threads: ef.threads}
 	if fs.Changed("ctx-size") {

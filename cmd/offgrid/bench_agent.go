@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -387,10 +388,10 @@ func (c agentConfig) labels(o agent.Options) (mode, results string) {
 	return l, results
 }
 
-// benchMerge joins the agent results of shards (bench --agent --shard)
-// into one report: offgrid bench merge DIR|FILE… --out DIR.
+// benchMerge joins the results of shards (bench --shard I/N), BFCL or
+// agent, into one report: offgrid bench merge DIR|FILE… --out DIR.
 func benchMerge(env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "bench merge", "bench merge DIR|RESULTS.json… --out DIR [--json]\n\nJoin the results of the shards of an agent run (bench --agent --shard I/N)\ninto one: each task once, in the suite's order.")
+	fs := newFlagSet(env, "bench merge", "bench merge DIR|RESULTS.json… [--out DIR] [--json]\n\nJoin the results of the shards of a run (bench --shard I/N), BFCL or\nagent, into one: each case or task once, in the order of one run.")
 	out := fs.String("out", "", "write the merged results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	if err := parseFlags(fs, args); err != nil {
@@ -399,25 +400,62 @@ func benchMerge(env *cliEnv, args []string) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: want the shards' result directories or files", errUsage)
 	}
-	var parts []*bench.AgentResults
+	var paths []string
 	for _, p := range fs.Args() {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			p = filepath.Join(p, "results.json")
 		}
-		r, err := bench.ReadAgentResults(p)
+		paths = append(paths, p)
+	}
+	cmd := append([]string{"merge"}, args...)
+	if agentResults(paths[0]) {
+		var parts []*bench.AgentResults
+		for _, p := range paths {
+			r, err := bench.ReadAgentResults(p)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, r)
+		}
+		var suite *bench.Suite // the built-in suites give the tasks' order
+		switch parts[0].Suite {
+		case "builtin", "general", "mcp":
+			suite, _ = bench.LoadSuite(parts[0].Suite)
+		}
+		res, err := bench.MergeAgent(parts, suite)
+		if err != nil {
+			return err
+		}
+		return agentOutput(env, res, *asJSON, *out, cmd)
+	}
+	var parts []*bench.Results
+	for _, p := range paths {
+		r, err := bench.ReadResults(p)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, r)
 	}
-	var suite *bench.Suite // the built-in suites give the tasks' order
-	switch parts[0].Suite {
-	case "builtin", "general", "mcp":
-		suite, _ = bench.LoadSuite(parts[0].Suite)
-	}
-	res, err := bench.MergeAgent(parts, suite)
+	res, err := bench.MergeResults(parts)
 	if err != nil {
 		return err
 	}
-	return agentOutput(env, res, *asJSON, *out, append([]string{"merge"}, args...))
+	rows := bench.Summarize(res.Runs)
+	return benchOutput(env, rows, *asJSON, func(w io.Writer) error { return bench.WriteTable(w, rows) },
+		*out, cmd, func(dir, cmd string) error { return bench.WriteReports(dir, res, cmd) })
+}
+
+// agentResults reports whether the results.json at path is an agent
+// run's (its runs hold tasks), not BFCL's (cases).
+func agentResults(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var probe struct {
+		Runs []struct {
+			Tasks json.RawMessage `json:"tasks"`
+		} `json:"runs"`
+	}
+	return json.Unmarshal(b, &probe) == nil && len(probe.Runs) > 0 && probe.Runs[0].Tasks != nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
 // shardSuite writes a suite of n short tasks for the synthetic model.
@@ -151,5 +153,48 @@ func TestBenchResumeAfterKill(t *testing.T) {
 	}
 	if !slices.IsSortedFunc(taskIDs(after.Runs[0]), strings.Compare) {
 		t.Errorf("tasks out of the suite's order: %v", taskIDs(after.Runs[0]))
+	}
+}
+
+// TestBenchBFCLShardsMerge: four shards of a BFCL run on the synthetic
+// model, merged, hold the cases of one run in its order, each with the
+// same reply and verdict.
+func TestBenchBFCLShardsMerge(t *testing.T) {
+	multiple := filepath.Join(testenv.BFCLDir(t), testenv.BFCLMultiple)
+	model := tinyModel(t)
+	dir := t.TempDir()
+	common := []string{"-m", model, "--data", multiple, "--category", "multiple", "--limit", "8", "--max-tokens", "32", "--seed", "3", "-t", "1"}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runBench(t, append(slices.Clone(common), "--out", whole)...); code != 0 {
+		t.Fatalf("whole: exit %d\n%s", code, stderr)
+	}
+	var shards []string
+	for i := range 4 {
+		out := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		if code, _, stderr := runBench(t, append(slices.Clone(common), "--shard", fmt.Sprintf("%d/4", i), "--out", out)...); code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, stderr)
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := runBench(t, append(append([]string{"merge"}, shards...), "--out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	m, err := bench.ReadResults(filepath.Join(merged, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := bench.ReadResults(filepath.Join(whole, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Runs) != 1 || len(m.Runs[0].Cases) != len(w.Runs[0].Cases) || len(w.Runs[0].Cases) != 8 {
+		t.Fatalf("merged %d runs; cases %d, want %d", len(m.Runs), len(m.Runs[0].Cases), len(w.Runs[0].Cases))
+	}
+	for i, c := range m.Runs[0].Cases {
+		o := w.Runs[0].Cases[i]
+		if c.ID != o.ID || c.Raw != o.Raw || c.ParseValid != o.ParseValid || c.Verdict.Valid != o.Verdict.Valid {
+			t.Errorf("case %d: merged %s %q, whole %s %q", i, c.ID, c.Raw, o.ID, o.Raw)
+		}
 	}
 }
