@@ -74,6 +74,7 @@ OFFGRID_BFCL ?= $(if $(wildcard $(SHARED_BFCL)/possible_answer/BFCL_v4_multiple.
 
 test: headers vet test-models test-data test-nocgo
 	OFFGRID_BFCL=$(OFFGRID_BFCL) $(GO) test -timeout 60m ./...
+	cd deploy && $(GO) vet ./... && $(GO) test ./...
 
 test-data:
 	@if [ "$(OFFGRID_BFCL)" = "$(BFCL_DATA)" ] && [ ! -f "$(BFCL_DATA)/possible_answer/BFCL_v4_multiple.json" ]; then \
