@@ -16,71 +16,125 @@ import (
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
+	"github.com/spf13/pflag"
 )
 
-const benchSynopsis = "bench -m MODEL [-m MODEL …] --data DIR|FILE… [--category simple,multiple,parallel,parallel_multiple,irrelevance] " +
-	"[--grammar on,off] [--tool-format auto|generic|hermes|llama3|mistral|pythonic|bfcl-prompt] [--limit N] [--seed S] [--out DIR] [--json] [--compare RESULTS.json]\n" +
-	"       bench --curator -m MODEL [--picks N]\n" +
-	"       bench --speed -m MODEL [-m MODEL …] [-t THREADS] [-p 512] [-n 128] [-r 5] [--json] [--compare RESULT.json]\n" +
-	"       bench --agent -m MODEL [-m MODEL …] [--suite FILE|builtin|general|mcp] [--split dev|test] [--mode auto,required,envelope] [--grammar on,off] [--results compact,full] [--result-role tool,user] [--task ID…] [--out DIR]\n\n" +
-	"BFCL mode measures single replies against the Berkeley Function Calling Leaderboard's data; --agent runs\n" +
-	"multi-step tasks with offgrid's own tools (each in a fresh directory) and checks the files and answers;\n" +
-	"--speed prints prefill and decode tokens/s and an agent turn's time to the first token (cold and warm prompt cache)."
+const benchSynopsis = "bench bfcl -m MODEL [-m MODEL …] --data DIR|FILE… [--category …] [--grammar on,off] [--tool-format F] [--limit N] [--shard I/N] [--out DIR] [--compare RESULTS.json]\n" +
+	"       bench agent -m MODEL [-m MODEL …] [--suite FILE|builtin|general|mcp] [--split dev|test] [--profile P] [--assist LIST]… [--shard I/N] [--resume DIR] [--out DIR] [--compare RESULTS.json]\n" +
+	"       bench speed -m MODEL [-m MODEL …] [-t THREADS] [-p 512] [-n 128] [-r 5] [--json] [--compare RESULT.json]\n" +
+	"       bench curator -m MODEL [--picks N]\n" +
+	"       bench merge DIR… --out DIR\n\n" +
+	"bfcl (the default; bench -m … --data … is bench bfcl) measures single replies against the Berkeley Function\n" +
+	"Calling Leaderboard's data; agent runs multi-step tasks with offgrid's own tools (each in a fresh directory) and\n" +
+	"checks the files and answers; speed prints prefill and decode tokens/s and an agent turn's time to the first\n" +
+	"token; curator measures the file curator; merge joins the results of shards. --agent, --speed and --curator\n" +
+	"still name the sub-commands. 'offgrid help bench SUB' shows a sub-command's flags."
+
+// benchModes are bench's sub-commands that measure, each with the flags
+// it takes beside the shared ones (benchShared); `bench --agent …` is
+// still `bench agent …`, and `bench` alone is `bench bfcl`.
+var benchModes = map[string][]string{
+	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard"},
+	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "max-tokens", "grammar", "compare", "shard"},
+	"speed":   {"prompt-tokens", "gen-tokens", "reps", "grammar-out", "compare"},
+	"curator": {"picks"},
+}
+
+// benchShared are the flags every mode takes: the model, the engine and
+// sampling, and the output.
+var benchShared = []string{"model", "ctx-size", "threads", "temp", "temperature", "top-k", "top-p", "min-p", "seed", "out", "json", "help"}
+
+// benchSub returns the mode args name ("bfcl", "agent", "speed",
+// "curator") and the args without it: a sub-command first, or one of
+// the old mode flags (--agent, --speed, --curator) anywhere.
+func benchSub(args []string) (string, []string) {
+	if len(args) > 0 {
+		if _, ok := benchModes[args[0]]; ok {
+			return args[0], args[1:]
+		}
+	}
+	for i, a := range args {
+		switch a {
+		case "--agent", "--speed", "--curator":
+			return a[2:], append(slices.Clone(args[:i]), args[i+1:]...)
+		}
+	}
+	return "bfcl", args
+}
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return benchMerge(env, args[1:])
 	}
-	fs := newFlagSet(env, "bench", benchSynopsis)
+	sub, args := benchSub(args)
+	fs := newFlagSet(env, "bench "+sub, benchSynopsis)
 	modelRefs := fs.StringArrayP("model", "m", nil, "model to measure: a store name, a GGUF path or default (repeatable)")
 	data := fs.StringSlice("data", nil, "BFCL question files or directories of them, answers in possible_answer/ beside them")
 	cats := fs.StringSlice("category", nil, "categories to run (default: all present): "+strings.Join(bench.Categories(), ","))
 	modes := fs.StringSlice("grammar", []string{"on"}, "grammar modes to run: on, off or on,off")
 	toolFormat := fs.String("tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral, pythonic, or bfcl-prompt (BFCL's prompt mode)")
 	limit := fs.Int("limit", 0, "run at most N cases of each category (0: all)")
-	maxTokens := fs.Int("max-tokens", 256, "the longest reply, in tokens")
+	defTokens := 256 // a BFCL reply is one call; an agent's replies are longer
+	if sub == "agent" {
+		defTokens = 512
+	}
+	maxTokens := fs.Int("max-tokens", defTokens, "the longest reply, in tokens")
 	maxString := fs.Int("max-string", 0, "bound open-ended strings in tool schemas to N characters (0: off), so a looping model still finishes its call")
 	maxItems := fs.Int("max-items", 0, "bound open-ended arrays in tool schemas to N items (0: off)")
 	ef := addEngineFlags(fs, 8192, "context window in tokens for --agent and --speed; BFCL cases use the model's training context up to 4096 unless it is set", inference.Sampling{})
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable); with --speed, a --speed --json result (or the peer speed script's) to show with ratios")
-	agentMode := fs.Bool("agent", false, "run the agent task suite instead of BFCL")
-	curatorMode := fs.Bool("curator", false, "run the file-curator suite (ten long files, a question each) instead of BFCL")
-	picks := fs.Int("picks", 3, "--curator: the most sections of 30 lines the curator returns")
-	speedMode := fs.Bool("speed", false, "measure prefill, decode and an agent turn's time to the first token instead of BFCL")
+	agentMode, curatorMode, speedMode := sub == "agent", sub == "curator", sub == "speed"
+	picks := fs.Int("picks", 3, "the most sections of 30 lines the curator returns")
 	var sf speedFlags
-	fs.IntVarP(&sf.promptTokens, "prompt-tokens", "p", 512, "--speed: prompt tokens of the prefill test")
-	fs.IntVarP(&sf.genTokens, "gen-tokens", "n", 128, "--speed: generated tokens of the decode tests")
-	fs.IntVarP(&sf.reps, "reps", "r", 5, "--speed: repetitions of each test (min, median and max are shown)")
-	fs.StringVar(&sf.grammarOut, "grammar-out", "", "--speed: write the GBNF of the decode-with-grammar test to FILE (for the peer script)")
+	fs.IntVarP(&sf.promptTokens, "prompt-tokens", "p", 512, "prompt tokens of the prefill test")
+	fs.IntVarP(&sf.genTokens, "gen-tokens", "n", 128, "generated tokens of the decode tests")
+	fs.IntVarP(&sf.reps, "reps", "r", 5, "repetitions of each test (min, median and max are shown)")
+	fs.StringVar(&sf.grammarOut, "grammar-out", "", "write the GBNF of the decode-with-grammar test to FILE (for the peer script)")
 	var af agentBenchFlags
-	fs.StringVar(&af.suite, "suite", "builtin", "--agent: the task suite, a JSON file, builtin, general (realistic projects in several languages, split into dev and test) or mcp (tasks through the reference MCP filesystem server, needs npx)")
-	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "--agent: loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
-	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "--agent: how tool results are shown to the model: compact, full (default: the model's catalog setting, else the value shown)")
-	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "--agent: results in the template's tool role or a user message: tool, user")
-	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "--agent: tools presented by the chat template (JSON schemas) or compact (name(args): description)")
-	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "--agent: a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer) (default: the model's catalog setting, else the value shown)")
-	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "--agent: with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message) (default: the model's catalog setting, else the value shown)")
-	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "--agent: after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says) (default: the model's catalog setting, else the value shown)")
-	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "--agent: the tools' examples (a request and the first call) in the system message: off, on (default: the model's catalog setting, else the value shown)")
-	fs.StringSliceVar(&af.parallel, "parallel", []string{"off"}, "--agent: several calls in one reply: off, on")
-	fs.StringVar(&af.profile, "profile", "", "--agent: "+profileHelp())
-	fs.StringArrayVar(&af.assists, "assist", []string{""}, "--agent: assists over the profile's, as for offgrid run (NAME,… replaces them, +NAME adds, -NAME removes); repeat it to compare configurations")
+	fs.StringVar(&af.suite, "suite", "builtin", "the task suite, a JSON file, builtin, general (realistic projects in several languages, split into dev and test) or mcp (tasks through the reference MCP filesystem server, needs npx)")
+	fs.StringSliceVar(&af.modes, "mode", []string{"auto"}, "loop policies: auto (lazy grammar at any call opening), required (first reply a call), envelope (generic JSON object)")
+	fs.StringSliceVar(&af.results, "results", []string{"compact"}, "how tool results are shown to the model: compact, full (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.roles, "result-role", []string{"tool"}, "results in the template's tool role or a user message: tool, user")
+	fs.StringSliceVar(&af.toolPrompts, "tools-prompt", []string{"template"}, "tools presented by the chat template (JSON schemas) or compact (name(args): description)")
+	fs.StringSliceVar(&af.onRepeat, "on-repeat", []string{"stop"}, "a repeated call: stop (a note, then a third ends the turn), answer (not run; the model answers in text), another (not run; once a turn another tool or an answer, then as answer) (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.answers, "answer", []string{"inline"}, "with --on-repeat answer, where the model answers: inline (the same conversation) or separate (a prompt without tools, the results in its system message) (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.afterChange, "after-change", []string{"continue"}, "after a successful change (a file edit, a command): continue (the tools offered again) or answer (the model answers, as --answer says) (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.examples, "examples", []string{"off"}, "the tools' examples (a request and the first call) in the system message: off, on (default: the model's catalog setting, else the value shown)")
+	fs.StringSliceVar(&af.parallel, "parallel", []string{"off"}, "several calls in one reply: off, on")
+	fs.StringVar(&af.profile, "profile", "", ""+profileHelp())
+	fs.StringArrayVar(&af.assists, "assist", []string{""}, "assists over the profile's, as for offgrid run (NAME,… replaces them, +NAME adds, -NAME removes); repeat it to compare configurations")
 	assistAliases := assistFlags(fs)
-	fs.StringVar(&af.system, "system", "", "--agent: the system prompt of every task (default: none, the chat template's own)")
-	fs.StringSliceVar(&af.tasks, "task", nil, "--agent: run only these task ids")
-	fs.StringVar(&af.split, "split", "", "--agent: run only the tasks of this split of the suite: dev (tuned on) or test (reported)")
-	fs.StringArrayVar(&af.mcp, "mcp", nil, "--agent: attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
-	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "--agent: cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
-	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "--agent: neither load nor save the prompt cache")
+	fs.StringVar(&af.system, "system", "", "the system prompt of every task (default: none, the chat template's own)")
+	fs.StringSliceVar(&af.tasks, "task", nil, "run only these task ids")
+	fs.StringVar(&af.split, "split", "", "run only the tasks of this split of the suite: dev (tuned on) or test (reported)")
+	fs.StringArrayVar(&af.mcp, "mcp", nil, "attach an MCP server to every task: 'NAME=COMMAND ARGS…', {root} standing for the task's directory (repeatable)")
+	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
+	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache")
 	fs.StringVar(&af.shard, "shard", "", "run only shard I/N of the cases or tasks (I from 0 to N-1, by a stable hash of their ids); 'offgrid bench merge' joins the shards' results")
-	fs.StringVar(&af.resume, "resume", "", "--agent: go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
+	fs.StringVar(&af.resume, "resume", "", "go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
+	own := append(slices.Clone(benchShared), benchModes[sub]...)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(own, f.Name) && !slices.ContainsFunc(agent.Assists(), func(a agent.Assist) bool { return a.Name == f.Name }) {
+			fs.MarkHidden(f.Name)
+		}
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	var foreign error
+	fs.Visit(func(f *pflag.Flag) {
+		isAssist := slices.ContainsFunc(agent.Assists(), func(a agent.Assist) bool { return a.Name == f.Name })
+		if foreign == nil && !slices.Contains(own, f.Name) && !(isAssist && sub == "agent") {
+			foreign = fmt.Errorf("%w: --%s is not a flag of bench %s", errUsage, f.Name, sub)
+		}
+	})
+	if foreign != nil {
+		return foreign
 	}
 	for _, m := range *modes {
 		if m != "on" && m != "off" {
@@ -91,7 +145,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *curatorMode {
+	if curatorMode {
 		if len(*modelRefs) != 1 {
 			return fmt.Errorf("%w: --curator wants one -m MODEL", errUsage)
 		}
@@ -100,21 +154,18 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return benchCurator(ctx, env, (*modelRefs)[0], ef.threads, *picks, *asJSON)
 	}
-	if *speedMode {
+	if speedMode {
 		if len(*modelRefs) == 0 && len(*compare) == 0 {
 			return fmt.Errorf("%w: --speed wants -m MODEL or --compare RESULT.json", errUsage)
 		}
 		sf.ctxSize = ef.ctxSize
 		return benchSpeed(ctx, env, *modelRefs, sf, ef.threads, *asJSON, *compare)
 	}
-	if *agentMode {
+	if agentMode {
 		if len(*modelRefs) == 0 && len(*compare) == 0 {
 			return fmt.Errorf("%w: --agent wants -m MODEL or --compare RESULTS.json", errUsage)
 		}
 		af.compare = *compare
-		if !fs.Changed("max-tokens") {
-			*maxTokens = 512
-		}
 		af.ctxSize = ef.ctxSize
 		af.assistAliases = assistAliases()
 		af.set = map[string]bool{}

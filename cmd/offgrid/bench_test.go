@@ -45,6 +45,11 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"-m", "x", "--data", data, "--tool-format", "xml"}, "--tool-format"},
 		{[]string{"-m", "x", "--data", data, "extra"}, "unexpected arguments"},
 		{[]string{"-m", "x", "--limit", "z"}, "invalid argument"},
+		{[]string{"bfcl", "-m", "x"}, "want --data"},
+		{[]string{"speed", "-m", "x", "--data", data}, "--data is not a flag of bench speed"},
+		{[]string{"agent", "-m", "x", "--picks", "2"}, "--picks is not a flag of bench agent"},
+		{[]string{"--curator", "-m", "x", "--suite", "general"}, "--suite is not a flag of bench curator"},
+		{[]string{"-m", "x", "--data", data, "--read-first"}, "--read-first is not a flag of bench bfcl"},
 	} {
 		code, _, stderr := runBench(t, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -171,9 +176,13 @@ func TestBenchAgentTinyModel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	table, paired, _ := strings.Cut(stdout, "\n\npaired with ")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[1], "auto") || !strings.Contains(lines[2], "required") || !strings.Contains(lines[1], " 2 ") {
 		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(paired, "tiny required grammar on results compact: ") || !strings.Contains(paired, "of 2 tasks") {
+		t.Errorf("no paired comparison:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "tiny auto grammar on compact [") || !strings.Contains(stderr, "2/2") {
 		t.Errorf("no progress bar on stderr: %q", stderr)

@@ -60,7 +60,7 @@ func taskIDs(r bench.AgentRun) []string {
 func TestBenchShardsMerge(t *testing.T) {
 	suite, model := shardSuite(t, 6), tinyModel(t)
 	dir := t.TempDir()
-	common := []string{"--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "-n", "24", "--seed", "2"}
+	common := []string{"--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "--max-tokens", "24", "--seed", "2"}
 	run := func(out string, more ...string) {
 		t.Helper()
 		args := append(append(slices.Clone(common), "--out", out), more...)
@@ -106,7 +106,7 @@ func TestBenchShardsMerge(t *testing.T) {
 func TestBenchResumeAfterKill(t *testing.T) {
 	suite, model := shardSuite(t, 6), tinyModel(t)
 	out := t.TempDir()
-	args := []string{"bench", "--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "-n", "24", "--seed", "2", "--no-prompt-cache"}
+	args := []string{"bench", "--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "--max-tokens", "24", "--seed", "2", "--no-prompt-cache"}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
