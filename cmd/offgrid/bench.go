@@ -42,7 +42,7 @@ var benchModes = map[string][]string{
 
 // benchShared are the flags every mode takes: the model, the engine and
 // sampling, and the output.
-var benchShared = []string{"model", "ctx-size", "threads", "temp", "temperature", "top-k", "top-p", "min-p", "seed", "out", "json", "help"}
+var benchShared = []string{"model", "ctx-size", "threads", "gpu-layers", "temp", "temperature", "top-k", "top-p", "min-p", "seed", "out", "json", "help"}
 
 // benchSub returns the mode args name ("bfcl", "agent", "speed",
 // "curator") and the args without it: a sub-command first, or one of
@@ -66,7 +66,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return benchMerge(env, args[1:])
 	}
-	sub, args := benchSub(args)
+	sub, args := benchSub(llamaAliases(args))
 	fs := newFlagSet(env, "bench "+sub, benchSynopsis)
 	modelRefs := fs.StringArrayP("model", "m", nil, "model to measure: a store name, a GGUF path or default (repeatable)")
 	data := fs.StringSlice("data", nil, "BFCL question files or directories of them, answers in possible_answer/ beside them")
@@ -152,13 +152,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		if *picks < 1 {
 			return fmt.Errorf("%w: --picks must be at least 1", errUsage)
 		}
-		return benchCurator(ctx, env, (*modelRefs)[0], ef.threads, *picks, *asJSON)
+		return benchCurator(ctx, env, (*modelRefs)[0], ef.model(), ef.threads, *picks, *asJSON)
 	}
 	if speedMode {
 		if len(*modelRefs) == 0 && len(*compare) == 0 {
 			return fmt.Errorf("%w: --speed wants -m MODEL or --compare RESULT.json", errUsage)
 		}
-		sf.ctxSize = ef.ctxSize
+		sf.ctxSize, sf.model = ef.ctxSize, ef.model()
 		return benchSpeed(ctx, env, *modelRefs, sf, ef.threads, *asJSON, *compare)
 	}
 	if agentMode {
@@ -166,7 +166,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%w: --agent wants -m MODEL or --compare RESULTS.json", errUsage)
 		}
 		af.compare = *compare
-		af.ctxSize = ef.ctxSize
+		af.ctxSize, af.model = ef.ctxSize, ef.model()
 		af.assistAliases = assistAliases()
 		af.set = map[string]bool{}
 		for _, name := range settingFlags {
@@ -210,7 +210,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
 	for _, ref := range *modelRefs {
-		runs, err := benchModel(ctx, env, ref, copts, cases, *modes, bench.AgentOptions{
+		runs, err := benchModel(ctx, env, ref, ef.model(), copts, cases, *modes, bench.AgentOptions{
 			Format:    *toolFormat,
 			Sampling:  sampling,
 			MaxTokens: *maxTokens,
@@ -264,12 +264,12 @@ func benchOutput(env *cliEnv, rows any, asJSON bool, table func(io.Writer) error
 }
 
 // benchModel loads one model and runs the cases in each grammar mode.
-func benchModel(ctx context.Context, env *cliEnv, ref string, copts inference.ContextOptions, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
+func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, copts inference.ContextOptions, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
 		return nil, err
 	}
-	m, err := inference.Load(path, inference.ModelOptions{})
+	m, err := inference.Load(path, mopts)
 	if err != nil {
 		return nil, err
 	}

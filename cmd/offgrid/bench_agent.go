@@ -47,8 +47,9 @@ type agentBenchFlags struct {
 	tasks                 []string
 	split                 string
 	ctxSize               int
-	mcp                   []string      // --mcp: servers attached to every task
-	mcpConnect            time.Duration // --mcp-connect-timeout
+	model                 inference.ModelOptions // -ngl
+	mcp                   []string               // --mcp: servers attached to every task
+	mcpConnect            time.Duration          // --mcp-connect-timeout
 	noPromptCache         bool
 	compare               []string // --compare: earlier results.json whose runs come first
 	shard                 string   // --shard I/N
@@ -182,7 +183,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return err
 		}
 		path := mr.path
-		m, err := inference.Load(path, inference.ModelOptions{})
+		m, err := inference.Load(path, f.model)
 		if err != nil {
 			return err
 		}

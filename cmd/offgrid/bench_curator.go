@@ -15,12 +15,12 @@ import (
 // file, with the curator ranking alone and with the curator asking the
 // model, and what each costs. Nothing is cached on disk, so every first
 // read is a cold one.
-func benchCurator(ctx context.Context, env *cliEnv, ref string, threads, picks int, asJSON bool) error {
+func benchCurator(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, threads, picks int, asJSON bool) error {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
 		return err
 	}
-	m, err := inference.Load(path, inference.ModelOptions{})
+	m, err := inference.Load(path, mopts)
 	if err != nil {
 		return err
 	}

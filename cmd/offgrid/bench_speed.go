@@ -20,6 +20,7 @@ import (
 // speedFlags are the flags of bench --speed.
 type speedFlags struct {
 	promptTokens, genTokens, reps, ctxSize int
+	model                                  inference.ModelOptions
 	grammarOut                             string
 }
 
@@ -94,7 +95,7 @@ func readSpeedResults(path string) ([]bench.SpeedResult, error) {
 }
 
 func speedModel(ctx context.Context, env *cliEnv, mr modelRef, f speedFlags, threads int, defs []grammar.Tool) (bench.SpeedResult, error) {
-	m, err := inference.Load(mr.path, inference.ModelOptions{})
+	m, err := inference.Load(mr.path, f.model)
 	if err != nil {
 		return bench.SpeedResult{}, err
 	}

@@ -50,6 +50,7 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"agent", "-m", "x", "--picks", "2"}, "--picks is not a flag of bench agent"},
 		{[]string{"--curator", "-m", "x", "--suite", "general"}, "--suite is not a flag of bench curator"},
 		{[]string{"-m", "x", "--data", data, "--read-first"}, "--read-first is not a flag of bench bfcl"},
+		{[]string{"speed", "-m", "x", "-ngl", "z"}, "--gpu-layers"},
 	} {
 		code, _, stderr := runBench(t, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {

@@ -17,6 +17,7 @@ type engineFlags struct {
 	temp, topP, minP float32
 	topK             int
 	seed             int64
+	gpuLayers        int
 }
 
 // addEngineFlags adds the engine and sampling flags to fs. ctxSize and
@@ -26,6 +27,7 @@ func addEngineFlags(fs *pflag.FlagSet, ctxSize int, ctxHelp string, s inference.
 	f := &engineFlags{}
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", ctxSize, ctxHelp)
 	fs.IntVarP(&f.threads, "threads", "t", 0, "CPU threads (0: one per physical core; 1 holds up best on a busy machine)")
+	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
 	fs.Float32Var(&f.temp, "temp", s.Temperature, "sampling temperature (0: greedy)")
 	fs.IntVar(&f.topK, "top-k", s.TopK, "top-k sampling (0: off)")
 	fs.Float32Var(&f.topP, "top-p", s.TopP, "top-p sampling (0 or 1: off)")
@@ -35,6 +37,11 @@ func addEngineFlags(fs *pflag.FlagSet, ctxSize int, ctxHelp string, s inference.
 	fs.Float32Var(&f.temp, "temperature", s.Temperature, "")
 	_ = fs.MarkDeprecated("temperature", "use --temp")
 	return f
+}
+
+// model returns the options models are loaded with.
+func (f *engineFlags) model() inference.ModelOptions {
+	return inference.ModelOptions{GPULayers: f.gpuLayers}
 }
 
 // sampling returns the sampler settings; a seed of -1 is drawn at

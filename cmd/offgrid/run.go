@@ -28,7 +28,6 @@ Ctrl-D exits. With -p it answers once and exits.`
 // runFlags are the flags of offgrid run.
 type runFlags struct {
 	model, prompt, root, system string
-	gpuLayers                   int
 	maxTokens                   int
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
@@ -74,7 +73,6 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	f.engine = addEngineFlags(fs, defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
-	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
 	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
 	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto (text or calls), required (call a tool first) or none (no tools)")
 	fs.StringVar(&f.toolFormat, "tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral or pythonic")
@@ -218,7 +216,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	}
 	path := mr.path
 	f := ld.flags
-	m, err := inference.Load(path, inference.ModelOptions{GPULayers: f.gpuLayers})
+	m, err := inference.Load(path, f.engine.model())
 	if err != nil {
 		return nil, storedModelError(ld.env, mr, err)
 	}
