@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/atomicfile"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 	"github.com/spf13/pflag"
 )
@@ -34,8 +36,8 @@ const benchSynopsis = "bench bfcl -m MODEL [-m MODEL …] --data DIR|FILE… [--
 // it takes beside the shared ones (benchShared); `bench --agent …` is
 // still `bench agent …`, and `bench` alone is `bench bfcl`.
 var benchModes = map[string][]string{
-	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard"},
-	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "max-tokens", "grammar", "compare", "shard"},
+	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv"},
+	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "max-tokens", "grammar", "compare", "shard", "csv"},
 	"speed":   {"prompt-tokens", "gen-tokens", "reps", "grammar-out", "compare"},
 	"curator": {"picks"},
 }
@@ -83,6 +85,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	maxItems := fs.Int("max-items", 0, "bound open-ended arrays in tool schemas to N items (0: off)")
 	ef := addEngineFlags(fs, 8192, "context window in tokens for --agent and --speed; BFCL cases use the model's training context up to 4096 unless it is set", inference.Sampling{})
 	out := fs.String("out", "", "write results.json, report.md and report.svg into DIR")
+	csvPath := fs.String("csv", "", "also write one row per case or task into FILE (CSV)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
 	compare := fs.StringArray("compare", nil, "a results.json (e.g. from bench/peers) to score with the same checker and show side by side (repeatable); with --speed, a --speed --json result (or the peer speed script's) to show with ratios")
 	agentMode, curatorMode, speedMode := sub == "agent", sub == "curator", sub == "speed"
@@ -166,7 +169,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%w: --agent wants -m MODEL or --compare RESULTS.json", errUsage)
 		}
 		af.compare = *compare
-		af.ctxSize, af.model = ef.ctxSize, ef.model()
+		af.ctxSize, af.model, af.csv = ef.ctxSize, ef.model(), *csvPath
 		af.assistAliases = assistAliases()
 		af.set = map[string]bool{}
 		for _, name := range settingFlags {
@@ -237,9 +240,25 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		res.Runs = append(res.Runs, runs...)
 	}
 
+	if err := writeCSV(*csvPath, func(w io.Writer) error { return bench.WriteCSV(w, res.Runs) }); err != nil {
+		return err
+	}
 	rows := bench.Summarize(res.Runs)
 	return benchOutput(env, rows, *asJSON, func(w io.Writer) error { return bench.WriteTable(w, rows) },
 		*out, args, func(dir, cmd string) error { return bench.WriteReports(dir, res, cmd) })
+}
+
+// writeCSV writes a CSV report to path through write; nothing when path
+// is "".
+func writeCSV(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // benchOutput prints a bench summary (rows as JSON, or table) and, with

@@ -47,6 +47,7 @@ type agentBenchFlags struct {
 	tasks                 []string
 	split                 string
 	ctxSize               int
+	csv                   string                 // --csv FILE
 	model                 inference.ModelOptions // -ngl
 	mcp                   []string               // --mcp: servers attached to every task
 	mcpConnect            time.Duration          // --mcp-connect-timeout
@@ -76,7 +77,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if err := f.compared(res); err != nil {
 			return err
 		}
-		return agentOutput(env, res, asJSON, out, args)
+		return agentOutput(env, res, asJSON, out, f.csv, args)
 	}
 	suite, err := bench.LoadSuite(f.suite)
 	if err != nil {
@@ -244,7 +245,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		lctx.Close()
 		m.Close()
 	}
-	return agentOutput(env, res, asJSON, out, args)
+	return agentOutput(env, res, asJSON, out, f.csv, args)
 }
 
 // compared adds the runs of the --compare results to res, first; res
@@ -265,7 +266,10 @@ func (f agentBenchFlags) compared(res *bench.AgentResults) error {
 
 // agentOutput prints the runs' table and their paired comparison, and
 // writes the reports into out.
-func agentOutput(env *cliEnv, res *bench.AgentResults, asJSON bool, out string, args []string) error {
+func agentOutput(env *cliEnv, res *bench.AgentResults, asJSON bool, out, csvPath string, args []string) error {
+	if err := writeCSV(csvPath, func(w io.Writer) error { return bench.WriteAgentCSV(w, res.Runs) }); err != nil {
+		return err
+	}
 	rows := bench.SummarizeAgent(res.Runs)
 	table := func(w io.Writer) error {
 		if err := bench.WriteAgentTable(w, rows); err != nil {
@@ -395,6 +399,7 @@ func benchMerge(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bench merge", "bench merge DIR|RESULTS.json… [--out DIR] [--json]\n\nJoin the results of the shards of a run (bench --shard I/N), BFCL or\nagent, into one: each case or task once, in the order of one run.")
 	out := fs.String("out", "", "write the merged results.json, report.md and report.svg into DIR")
 	asJSON := fs.Bool("json", false, "print the summary as JSON instead of a table")
+	csvPath := fs.String("csv", "", "also write one row per case or task into FILE (CSV)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -427,7 +432,7 @@ func benchMerge(env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		return agentOutput(env, res, *asJSON, *out, cmd)
+		return agentOutput(env, res, *asJSON, *out, *csvPath, cmd)
 	}
 	var parts []*bench.Results
 	for _, p := range paths {
@@ -439,6 +444,9 @@ func benchMerge(env *cliEnv, args []string) error {
 	}
 	res, err := bench.MergeResults(parts)
 	if err != nil {
+		return err
+	}
+	if err := writeCSV(*csvPath, func(w io.Writer) error { return bench.WriteCSV(w, res.Runs) }); err != nil {
 		return err
 	}
 	rows := bench.Summarize(res.Runs)

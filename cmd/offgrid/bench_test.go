@@ -369,9 +369,13 @@ func TestBenchAgentCompare(t *testing.T) {
 	a := write("a.json", "auto", false, false, false, false, false, false, false, true)
 	b := write("b.json", "auto+find-first", true, true, true, true, true, true, true, true)
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runBench(t, "--agent", "--compare", a, "--compare", b, "--out", out)
+	csvPath := filepath.Join(dir, "tasks.csv")
+	code, stdout, stderr := runBench(t, "--agent", "--compare", a, "--compare", b, "--out", out, "--csv", csvPath)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || strings.Count(string(b), "\n") != 17 || !strings.Contains(string(b), "m,plain,auto+find-first,on,compact,0,t7,reading,") {
+		t.Errorf("tasks.csv (%v):\n%s", err, b)
 	}
 	if want := "m auto+find-first grammar on results compact: +7 (7 gained, 0 lost of 8 tasks), p = 0.016"; !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
