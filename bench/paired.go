@@ -126,6 +126,9 @@ func ReadAgentResults(path string) (*AgentResults, error) {
 	if res.Version != ResultsVersion {
 		return nil, fmt.Errorf("%w: %s: version %d, want %d", ErrResults, path, res.Version, ResultsVersion)
 	}
+	if err := checkSchema(agentSchema, data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrResults, path, err)
+	}
 	if len(res.Runs) == 0 {
 		return nil, fmt.Errorf("%w: %s: no agent runs", ErrResults, path)
 	}

@@ -97,6 +97,9 @@ func ReadResults(path string) (*Results, error) {
 	if res.Version != ResultsVersion {
 		return nil, fmt.Errorf("%w: %s: version %d, want %d", ErrResults, path, res.Version, ResultsVersion)
 	}
+	if err := checkSchema(bfclSchema, data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrResults, path, err)
+	}
 	// Arguments come back as written, indented: compact them again (the
 	// number text, 1.0 or 1, is kept).
 	for i := range res.Runs {
