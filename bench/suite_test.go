@@ -176,7 +176,7 @@ func TestAgentReports(t *testing.T) {
 		}
 	}
 	svg, _ := os.ReadFile(filepath.Join(dir, "report.svg"))
-	if !strings.Contains(string(svg), "tasks passed: 50.0%") {
+	if !strings.Contains(string(svg), "tasks passed: 50.0%") || !strings.Contains(string(svg), "95% CI 9–91% (n = 2)") {
 		t.Errorf("report.svg:\n%s", svg)
 	}
 	var back AgentResults

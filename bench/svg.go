@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -39,22 +40,24 @@ func WriteSVG(w io.Writer, rows []Row) error {
 	}
 	var groups []barGroup
 	for _, r := range overall(rows) {
-		g := barGroup{label: r.Runner + " · grammar " + r.Grammar, sub: r.Model}
+		g := barGroup{label: r.Runner + " · grammar " + r.Grammar, sub: r.Model, n: r.Cases}
 		for _, s := range svgSeries {
 			g.values = append(g.values, s.value(r))
 		}
 		groups = append(groups, g)
 	}
-	return writeBarChart(w, "Tool-call reliability on BFCL (%)", series, groups)
+	return writeBarChart(w, "Tool-call reliability on BFCL (%, with 95 % intervals)", series, groups)
 }
 
 // barSeries is one kind of bar of a chart.
 type barSeries struct{ name, color string }
 
-// barGroup is one group of bars: a percentage per series.
+// barGroup is one group of bars: a percentage per series, and the number
+// of trials each is out of (n), for its 95 % Wilson interval; 0 draws none.
 type barGroup struct {
 	label, sub string
 	values     []float64
+	n          int
 }
 
 // writeBarChart draws groups of percentage bars, one bar per series.
@@ -80,7 +83,16 @@ func writeBarChart(w io.Writer, title string, series []barSeries, groups []barGr
 			h := int(v * plotH / 100)
 			x := x0 + s*barW
 			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %.1f%%</title></rect>`+"\n", x, top+plotH-h, barW-2, h, ser.color, html.EscapeString(ser.name), v)
-			fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="middle" font-size="9">%.0f</text>`+"\n", x+barW/2-1, top+plotH-h-3, v)
+			label := top + plotH - h - 3
+			if grp.n > 0 { // the interval as a whisker
+				lo, hi := Wilson(int(math.Round(v*float64(grp.n)/100)), grp.n)
+				y1, y2 := top+plotH-int(hi*plotH), top+plotH-int(lo*plotH)
+				cx := x + barW/2 - 1
+				fmt.Fprintf(&sb, `<g stroke="#333"><title>95%% CI %.0f–%.0f%% (n = %d)</title><line x1="%d" y1="%d" x2="%d" y2="%d"/><line x1="%d" y1="%d" x2="%d" y2="%d"/><line x1="%d" y1="%d" x2="%d" y2="%d"/></g>`+"\n",
+					100*lo, 100*hi, grp.n, cx, y1, cx, y2, cx-4, y1, cx+4, y1, cx-4, y2, cx+4, y2)
+				label = min(label, y1-3)
+			}
+			fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="middle" font-size="9">%.0f</text>`+"\n", x+barW/2-1, label, v)
 		}
 		cx := x0 + len(series)*barW/2
 		fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", cx, top+plotH+16, html.EscapeString(shorten(grp.label, 26)))

@@ -468,9 +468,9 @@ func WriteAgentSVG(w io.Writer, runs []AgentRun) error {
 			clean += b2i(t.Invalid == 0)
 		}
 		groups = append(groups, barGroup{label: r.Mode + " · grammar " + r.Grammar, sub: r.Model,
-			values: []float64{pct(passed, n), pct(clean, n)}})
+			values: []float64{pct(passed, n), pct(clean, n)}, n: len(r.Tasks)})
 	}
-	return writeBarChart(w, "Agent tasks passed (%)", []barSeries{{"tasks passed", "#59a14f"}, {"tasks without an invalid call", "#4e79a7"}}, groups)
+	return writeBarChart(w, "Agent tasks passed (%, with 95 % intervals)", []barSeries{{"tasks passed", "#59a14f"}, {"tasks without an invalid call", "#4e79a7"}}, groups)
 }
 
 // WriteAgentReports writes results.json, report.md and report.svg into
