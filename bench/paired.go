@@ -49,15 +49,19 @@ func PairAgent(runs []AgentRun) []Paired {
 	if len(runs) < 2 {
 		return nil
 	}
-	base := map[string]bool{}
+	type key struct {
+		id     string
+		repeat int
+	}
+	base := map[key]bool{}
 	for _, t := range runs[0].Tasks {
-		base[t.ID] = t.Pass
+		base[key{t.ID, t.Repeat}] = t.Pass
 	}
 	var out []Paired
 	for _, r := range runs[1:] {
 		p := Paired{Base: runs[0].Label(), Other: r.Label()}
 		for _, t := range r.Tasks {
-			was, ok := base[t.ID]
+			was, ok := base[key{t.ID, t.Repeat}]
 			if !ok {
 				continue
 			}
@@ -133,4 +137,68 @@ func ReadAgentResults(path string) (*AgentResults, error) {
 		return nil, fmt.Errorf("%w: %s: no agent runs", ErrResults, path)
 	}
 	return &res, nil
+}
+
+// writeRepeats adds, for each run whose tasks ran several times
+// (--repeat), the pass rate of each repeat with their mean and standard
+// deviation, and the tasks whose outcome changed between repeats.
+func writeRepeats(sb *strings.Builder, runs []AgentRun) {
+	for _, r := range runs {
+		k := r.Repeats
+		if k < 2 {
+			continue
+		}
+		passed, n := make([]int, k), make([]int, k)
+		perTask := map[string][2]int{} // passes, runs
+		var order []string
+		for _, t := range r.Tasks {
+			if t.Repeat < k {
+				n[t.Repeat]++
+				passed[t.Repeat] += b2i(t.Pass)
+			}
+			c, ok := perTask[t.ID]
+			if !ok {
+				order = append(order, t.ID)
+			}
+			perTask[t.ID] = [2]int{c[0] + b2i(t.Pass), c[1] + 1}
+		}
+		var rates []float64
+		var cells []string
+		for i := range k {
+			if n[i] > 0 {
+				rates = append(rates, pct(passed[i], n[i]))
+				cells = append(cells, fmt.Sprintf("%d/%d", passed[i], n[i]))
+			}
+		}
+		mean, sd := meanSD(rates)
+		fmt.Fprintf(sb, "\n## Repeats: %s\n\nEach task ran %d times, each with its own seed. Passed per repeat: %s; mean %.1f%%, standard deviation %.1f points.\n",
+			r.Label(), k, strings.Join(cells, ", "), mean, sd)
+		var unstable []string
+		for _, id := range order {
+			if c := perTask[id]; c[0] > 0 && c[0] < c[1] {
+				unstable = append(unstable, fmt.Sprintf("%s %d/%d", id, c[0], c[1]))
+			}
+		}
+		if len(unstable) > 0 {
+			fmt.Fprintf(sb, "\nTasks that passed in some repeats only: %s.\n", strings.Join(unstable, ", "))
+		}
+	}
+}
+
+// meanSD returns the mean and the sample standard deviation of xs.
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }

@@ -57,3 +57,41 @@ func TestPairAgent(t *testing.T) {
 		t.Errorf("printed %q, want %q in it", buf.String(), want)
 	}
 }
+
+func TestRepeats(t *testing.T) {
+	if RepeatSeed(1, "a", 0) != RepeatSeed(1, "a", 0) {
+		t.Error("RepeatSeed is not deterministic")
+	}
+	seen := map[uint32]bool{}
+	for _, id := range []string{"a", "b"} {
+		for r := range 3 {
+			for _, base := range []uint32{1, 2} {
+				seen[RepeatSeed(base, id, r)] = true
+			}
+		}
+	}
+	if len(seen) != 12 {
+		t.Errorf("%d distinct seeds of 12", len(seen))
+	}
+	run := AgentRun{Model: "m", Mode: "auto", Grammar: "on", Results: "compact", Repeats: 3}
+	for _, o := range []struct {
+		id   string
+		r    int
+		pass bool
+	}{{"a", 0, true}, {"a", 1, true}, {"a", 2, true}, {"b", 0, true}, {"b", 1, false}, {"b", 2, false}} {
+		run.Tasks = append(run.Tasks, TaskResult{ID: o.id, Repeat: o.r, Pass: o.pass})
+	}
+	var sb strings.Builder
+	writeRepeats(&sb, []AgentRun{run})
+	for _, want := range []string{"Each task ran 3 times", "Passed per repeat: 2/2, 1/2, 1/2; mean 66.7%, standard deviation 28.9 points.", "passed in some repeats only: b 1/3."} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("repeats section lacks %q:\n%s", want, sb.String())
+		}
+	}
+	// The same task in two repeats is no conflict when merging.
+	other := run
+	other.Tasks = nil
+	if _, err := MergeAgent([]*AgentResults{{Version: ResultsVersion, Runs: []AgentRun{run}}, {Version: ResultsVersion, Runs: []AgentRun{other}}}, nil); err != nil {
+		t.Error(err)
+	}
+}

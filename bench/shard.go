@@ -65,7 +65,16 @@ func WriteAgentResults(path string, res *AgentResults) error {
 // runKey is what makes two agent runs the same run of a benchmark, to
 // resume or merge: the model, profile, settings and seed.
 func runKey(r AgentRun) string {
-	return strings.Join([]string{r.Model, r.Profile, r.Mode, r.Grammar, r.Results, strconv.FormatUint(uint64(r.Seed), 10)}, "\x00")
+	return strings.Join([]string{r.Model, r.Profile, r.Mode, r.Grammar, r.Results, strconv.FormatUint(uint64(r.Seed), 10), strconv.Itoa(max(r.Repeats, 1))}, "\x00")
+}
+
+// RepeatSeed is the sampling seed of repeat r of task id in a run with
+// seed base: derived from the three, so that a repeat samples the same
+// on any machine, in any shard and after a resume.
+func RepeatSeed(base uint32, id string, r int) uint32 {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%d\x00%s\x00%d", base, id, r)
+	return h.Sum32()
 }
 
 // Resume returns the tasks that res, an earlier (perhaps killed) run,
@@ -110,8 +119,8 @@ func MergeAgent(parts []*AgentResults, suite *Suite) (*AgentResults, error) {
 			}
 			m := &out.Runs[i]
 			for _, t := range r.Tasks {
-				if slices.ContainsFunc(m.Tasks, func(o TaskResult) bool { return o.ID == t.ID }) {
-					return nil, fmt.Errorf("bench: merge: task %s of %s is in two shards", t.ID, r.Label())
+				if slices.ContainsFunc(m.Tasks, func(o TaskResult) bool { return o.ID == t.ID && o.Repeat == t.Repeat }) {
+					return nil, fmt.Errorf("bench: merge: task %s (repeat %d) of %s is in two shards", t.ID, t.Repeat, r.Label())
 				}
 				m.Tasks = append(m.Tasks, t)
 			}
@@ -130,14 +139,14 @@ func MergeAgent(parts []*AgentResults, suite *Suite) (*AgentResults, error) {
 			ib, okb := order[b.ID]
 			switch {
 			case oka && okb:
-				return cmp.Compare(ia, ib)
+				return cmp.Or(cmp.Compare(ia, ib), cmp.Compare(a.Repeat, b.Repeat))
 			case oka != okb: // the suite's tasks first
 				if oka {
 					return -1
 				}
 				return 1
 			}
-			return cmp.Compare(a.ID, b.ID)
+			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Repeat, b.Repeat))
 		})
 	}
 	return out, nil

@@ -36,10 +36,14 @@ type AgentRun struct {
 	Profile string `json:"profile,omitempty"`
 	// Mode names how the agent was driven, e.g. "auto", "required", and
 	// the assists it ran ("auto+read-first+rewrite").
-	Mode    string       `json:"mode"`
-	Grammar string       `json:"grammar"`
-	Results string       `json:"results"`
-	Seed    uint32       `json:"seed"`
+	Mode    string `json:"mode"`
+	Grammar string `json:"grammar"`
+	Results string `json:"results"`
+	Seed    uint32 `json:"seed"`
+	// Repeats is how many times each task ran (--repeat); 0 or 1 is
+	// once, with Seed. Repeated, a task's run r samples with a seed of
+	// its own (RepeatSeed).
+	Repeats int          `json:"repeats,omitempty"`
 	Seconds float64      `json:"seconds"`
 	Tasks   []TaskResult `json:"tasks"`
 }
@@ -51,7 +55,9 @@ func (r AgentRun) Label() string {
 
 // TaskResult is one task's outcome.
 type TaskResult struct {
-	ID       string `json:"id"`
+	ID string `json:"id"`
+	// Repeat is which of the run's repeats of the task this is, from 0.
+	Repeat   int    `json:"repeat,omitempty"`
 	Category string `json:"category"`
 	Split    string `json:"split,omitempty"`
 	Lang     string `json:"lang,omitempty"`
@@ -98,24 +104,36 @@ func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Opt
 		return run, err
 	}
 	defer os.RemoveAll(parent)
-	done := map[string]bool{} // tasks run already (resumed)
-	for _, t := range run.Tasks {
-		done[t.ID] = true
+	type key struct {
+		id     string
+		repeat int
 	}
+	done := map[key]bool{} // tasks run already (resumed)
+	for _, t := range run.Tasks {
+		done[key{t.ID, t.Repeat}] = true
+	}
+	repeats := max(run.Repeats, 1)
 	seconds := run.Seconds
 	for i, t := range s.Tasks {
-		if err := ctx.Err(); err != nil {
-			return run, err
-		}
-		if done[t.ID] {
-			continue
-		}
-		dir := filepath.Join(parent, fmt.Sprintf("%03d-%s", i, t.ID))
-		res := runTask(ctx, cp, s, t, dir, opts)
-		run.Tasks = append(run.Tasks, res)
-		run.Seconds = seconds + time.Since(start).Seconds()
-		if progress != nil {
-			progress(run, len(s.Tasks))
+		for r := range repeats {
+			if err := ctx.Err(); err != nil {
+				return run, err
+			}
+			if done[key{t.ID, r}] {
+				continue
+			}
+			dir := filepath.Join(parent, fmt.Sprintf("%03d-%d-%s", i, r, t.ID))
+			o := opts
+			if repeats > 1 {
+				o.Sampling.Seed = RepeatSeed(run.Seed, t.ID, r)
+			}
+			res := runTask(ctx, cp, s, t, dir, o)
+			res.Repeat = r
+			run.Tasks = append(run.Tasks, res)
+			run.Seconds = seconds + time.Since(start).Seconds()
+			if progress != nil {
+				progress(run, len(s.Tasks)*repeats)
+			}
 		}
 	}
 	// In the suite's order, resumed tasks among them.
@@ -123,7 +141,9 @@ func RunSuite(ctx context.Context, cp *agent.Completer, s *Suite, opts agent.Opt
 	for i, t := range s.Tasks {
 		order[t.ID] = i
 	}
-	slices.SortStableFunc(run.Tasks, func(a, b TaskResult) int { return cmp.Compare(order[a.ID], order[b.ID]) })
+	slices.SortStableFunc(run.Tasks, func(a, b TaskResult) int {
+		return cmp.Or(cmp.Compare(order[a.ID], order[b.ID]), cmp.Compare(a.Repeat, b.Repeat))
+	})
 	run.Seconds = seconds + time.Since(start).Seconds()
 	return run, ctx.Err()
 }
@@ -323,6 +343,7 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 		}
 	})
 	writeSplitLanguages(&sb, res.Runs)
+	writeRepeats(&sb, res.Runs)
 	writeGroups(&sb, res.Runs)
 	sb.WriteString("\n## Failures\n")
 	for _, r := range res.Runs {

@@ -37,7 +37,7 @@ const benchSynopsis = "bench bfcl -m MODEL [-m MODEL …] --data DIR|FILE… [--
 // still `bench agent …`, and `bench` alone is `bench bfcl`.
 var benchModes = map[string][]string{
 	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv"},
-	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "max-tokens", "grammar", "compare", "shard", "csv"},
+	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "repeat", "max-tokens", "grammar", "compare", "shard", "csv"},
 	"speed":   {"prompt-tokens", "gen-tokens", "reps", "grammar-out", "compare"},
 	"curator": {"picks"},
 }
@@ -116,6 +116,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache")
 	fs.StringVar(&af.shard, "shard", "", "run only shard I/N of the cases or tasks (I from 0 to N-1, by a stable hash of their ids); 'offgrid bench merge' joins the shards' results")
+	fs.IntVar(&af.repeat, "repeat", 1, "run each task K times, each with a seed of its own derived from the run's seed, the task and the repeat (with --temp above 0; report.md gives each repeat's pass rate and the tasks whose outcome varied)")
 	fs.StringVar(&af.resume, "resume", "", "go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
 	own := append(slices.Clone(benchShared), benchModes[sub]...)
 	fs.VisitAll(func(f *pflag.Flag) {

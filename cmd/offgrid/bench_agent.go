@@ -48,6 +48,7 @@ type agentBenchFlags struct {
 	split                 string
 	ctxSize               int
 	csv                   string                 // --csv FILE
+	repeat                int                    // --repeat K
 	model                 inference.ModelOptions // -ngl
 	mcp                   []string               // --mcp: servers attached to every task
 	mcpConnect            time.Duration          // --mcp-connect-timeout
@@ -152,6 +153,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return err
 		}
 	}
+	if f.repeat < 1 {
+		return fmt.Errorf("%w: --repeat must be at least 1", errUsage)
+	}
 	sh, err := bench.ParseShard(f.shard)
 	if err != nil {
 		return fmt.Errorf("%w: --shard: %v", errUsage, err)
@@ -215,6 +219,9 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			}
 			mode, results := c.labels(o)
 			tmpl := bench.AgentRun{Model: name, Profile: profile.Name, Mode: mode, Grammar: c.grammar, Results: results, Seed: sampling.Seed}
+			if f.repeat > 1 {
+				tmpl.Repeats = f.repeat
+			}
 			tmpl.Tasks = slices.DeleteFunc(bench.Resume(prev, tmpl), func(t bench.TaskResult) bool {
 				return !slices.ContainsFunc(suite.Tasks, func(st bench.Task) bool { return st.ID == t.ID })
 			})

@@ -198,3 +198,30 @@ func TestBenchBFCLShardsMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchRepeat: --repeat 2 runs each task twice, each repeat with a
+// seed of its own, and report.md says how the repeats went.
+func TestBenchRepeat(t *testing.T) {
+	suite, model := shardSuite(t, 2), tinyModel(t)
+	out := t.TempDir()
+	code, _, stderr := runBench(t, "agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "--max-tokens", "24", "--seed", "2", "--temp", "0.9", "--repeat", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	res := readAgent(t, out)
+	r := res.Runs[0]
+	var got []string
+	for _, task := range r.Tasks {
+		got = append(got, fmt.Sprintf("%s/%d", task.ID, task.Repeat))
+	}
+	if want := []string{"ta/0", "ta/1", "tb/0", "tb/1"}; r.Repeats != 2 || !slices.Equal(got, want) {
+		t.Errorf("repeats %d, tasks %v, want %v", r.Repeats, got, want)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "Each task ran 2 times") {
+		t.Errorf("report.md (%v):\n%s", err, md)
+	}
+	if code, _, stderr := runBench(t, "agent", "--suite", suite, "-m", model, "--repeat", "0"); code != 2 || !strings.Contains(stderr, "--repeat") {
+		t.Errorf("--repeat 0: exit %d\n%s", code, stderr)
+	}
+}
