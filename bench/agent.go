@@ -64,7 +64,7 @@ func agentRequest(c *Case, opts AgentOptions) (agent.CompletionRequest, error) {
 		ToolChoice: grammar.Auto,
 		Parallel:   strings.Contains(c.BFCLCategory, "parallel"),
 		NoGrammar:  opts.NoGrammar,
-		Sampling:   opts.Sampling,
+		Sampling:   sampling(opts.Sampling, c.Seed),
 		MaxTokens:  opts.MaxTokens,
 	}
 	if c.ExpectsCalls() {
@@ -131,4 +131,12 @@ func bound(s any, maxString, maxItems int) {
 			bound(v, maxString, maxItems)
 		}
 	}
+}
+
+// sampling is s with seed, when seed is not 0.
+func sampling(s inference.Sampling, seed uint32) inference.Sampling {
+	if seed != 0 {
+		s.Seed = seed
+	}
+	return s
 }

@@ -28,13 +28,13 @@ func WriteAgentCSV(w io.Writer, runs []AgentRun) error {
 func WriteCSV(w io.Writer, runs []Run) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"runner", "model", "grammar", "tool_format", "seed", "case", "category",
-		"parse_valid", "schema_valid", "correct_function", "valid", "error_type", "latency_s", "prompt_tokens", "generated_tokens", "error"})
+		"parse_valid", "schema_valid", "correct_function", "valid", "error_type", "latency_s", "prompt_tokens", "generated_tokens", "error", "repeat"})
 	for _, r := range runs {
 		for _, c := range r.Cases {
 			cw.Write([]string{r.Runner, r.Model, r.Grammar, r.ToolFormat, fmt.Sprint(r.Seed), c.ID, c.Category,
 				strconv.FormatBool(c.ParseValid), strconv.FormatBool(c.SchemaValid), strconv.FormatBool(c.CorrectFunction),
 				strconv.FormatBool(c.Verdict.Valid), c.Verdict.ErrorType, strconv.FormatFloat(c.LatencySeconds, 'f', 3, 64),
-				fmt.Sprint(c.PromptTokens), fmt.Sprint(c.GeneratedTokens), c.Error})
+				fmt.Sprint(c.PromptTokens), fmt.Sprint(c.GeneratedTokens), c.Error, fmt.Sprint(c.Repeat)})
 		}
 	}
 	cw.Flush()

@@ -34,6 +34,9 @@ type Message struct {
 // Case is one BFCL question with what scoring it needs.
 type Case struct {
 	ID string
+	// Seed, when not 0, is the sampling seed of this run of the case
+	// (RunCases with Run.Repeats): RepeatSeed of the run's seed.
+	Seed uint32
 	// Category is one of Categories; BFCLCategory is the id's prefix as
 	// BFCL names it (e.g. "simple_python"), which the checker dispatches on.
 	Category, BFCLCategory string

@@ -170,3 +170,26 @@ func TestRescore(t *testing.T) {
 		t.Errorf("rescored %+v, missing %d", runs, missing)
 	}
 }
+
+// TestRunCasesRepeats: with Repeats, each case runs that many times, in
+// turn, each with the seed RepeatSeed gives it.
+func TestRunCasesRepeats(t *testing.T) {
+	dir := writeData(t, oneQuestion, `{"id": "simple_python_0", "ground_truth": [{"area": {"base": [10], "height": [5.0]}}]}`)
+	cases, _, err := Load([]string{dir}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds []uint32
+	complete := func(ctx context.Context, c *Case) (Output, error) {
+		seeds = append(seeds, c.Seed)
+		return Output{Raw: "x"}, nil
+	}
+	run, err := RunCases(context.Background(), Run{Runner: "offgrid", Grammar: "on", Seed: 5, Repeats: 3}, cases, complete, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint32{RepeatSeed(5, cases[0].ID, 0), RepeatSeed(5, cases[0].ID, 1), RepeatSeed(5, cases[0].ID, 2)}
+	if !reflect.DeepEqual(seeds, want) || len(run.Cases) != 3 || run.Cases[2].Repeat != 2 || run.Cases[2].ID != cases[0].ID {
+		t.Errorf("seeds %v (want %v), cases %+v", seeds, want, run.Cases)
+	}
+}

@@ -33,6 +33,8 @@ type Run struct {
 	ToolFormat string  `json:"tool_format"`
 	Seed       uint32  `json:"seed"`
 	Temp       float32 `json:"temperature"`
+	// Repeats is how many times each case ran (--repeat); 0 or 1 is once.
+	Repeats int `json:"repeats,omitempty"`
 	// Seconds is the run's wall time.
 	Seconds float64      `json:"seconds"`
 	Cases   []CaseResult `json:"cases"`
@@ -51,7 +53,9 @@ type Call struct {
 
 // CaseResult is one case's output and score.
 type CaseResult struct {
-	ID       string `json:"id"`
+	ID string `json:"id"`
+	// Repeat is which of the run's repeats of the case this is, from 0.
+	Repeat   int    `json:"repeat,omitempty"`
 	Category string `json:"category"`
 	// Raw is the model's reply as generated.
 	Raw        string `json:"raw"`

@@ -38,21 +38,26 @@ type Progress func(done, total int)
 // filled. It stops early, returning what it has, when ctx is done.
 func RunCases(ctx context.Context, run Run, cases []Case, complete CompleteFunc, progress Progress) (Run, error) {
 	start := time.Now()
-	run.Cases = make([]CaseResult, 0, len(cases))
-	for i := range cases {
-		c := &cases[i]
+	repeats := max(run.Repeats, 1)
+	run.Cases = make([]CaseResult, 0, len(cases)*repeats)
+	for i := range len(cases) * repeats {
+		c, repeat := cases[i/repeats], i%repeats
+		if repeats > 1 {
+			c.Seed = RepeatSeed(run.Seed, c.ID, repeat)
+		}
 		if err := ctx.Err(); err != nil {
 			run.Seconds = time.Since(start).Seconds()
 			return run, err
 		}
 		t0 := time.Now()
-		out, err := complete(ctx, c)
+		out, err := complete(ctx, &c)
 		lat := time.Since(t0)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			run.Seconds = time.Since(start).Seconds()
 			return run, err
 		}
 		r := CaseResult{
+			Repeat:          repeat,
 			Raw:             out.Raw,
 			Calls:           callsFrom(out.Calls),
 			LatencySeconds:  lat.Seconds(),
@@ -68,12 +73,12 @@ func RunCases(ctx context.Context, run Run, cases []Case, complete CompleteFunc,
 		case out.ParseErr != nil:
 			r.ParseError = out.ParseErr.Error()
 		}
-		if err := Score(c, &r); err != nil {
+		if err := Score(&c, &r); err != nil {
 			return run, err
 		}
 		run.Cases = append(run.Cases, r)
 		if progress != nil {
-			progress(i+1, len(cases))
+			progress(i+1, len(cases)*repeats)
 		}
 	}
 	run.Seconds = time.Since(start).Seconds()

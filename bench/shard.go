@@ -183,7 +183,7 @@ func MergeResults(parts []*Results) (*Results, error) {
 			out.Created = p.Created
 		}
 		for _, r := range p.Runs {
-			key := strings.Join([]string{r.Runner, r.Model, r.Grammar, r.ToolFormat, strconv.FormatUint(uint64(r.Seed), 10), strconv.FormatFloat(float64(r.Temp), 'g', -1, 32)}, "\x00")
+			key := strings.Join([]string{r.Runner, r.Model, r.Grammar, r.ToolFormat, strconv.FormatUint(uint64(r.Seed), 10), strconv.FormatFloat(float64(r.Temp), 'g', -1, 32), strconv.Itoa(max(r.Repeats, 1))}, "\x00")
 			i, ok := index[key]
 			if !ok {
 				i = len(out.Runs)
@@ -194,8 +194,8 @@ func MergeResults(parts []*Results) (*Results, error) {
 			}
 			m := &out.Runs[i]
 			for _, c := range r.Cases {
-				if slices.ContainsFunc(m.Cases, func(o CaseResult) bool { return o.ID == c.ID }) {
-					return nil, fmt.Errorf("bench: merge: case %s of %s is in two shards", c.ID, r.Label())
+				if slices.ContainsFunc(m.Cases, func(o CaseResult) bool { return o.ID == c.ID && o.Repeat == c.Repeat }) {
+					return nil, fmt.Errorf("bench: merge: case %s (repeat %d) of %s is in two shards", c.ID, c.Repeat, r.Label())
 				}
 				m.Cases = append(m.Cases, c)
 			}
@@ -208,7 +208,7 @@ func MergeResults(parts []*Results) (*Results, error) {
 	}
 	for i := range out.Runs {
 		slices.SortStableFunc(out.Runs[i].Cases, func(a, b CaseResult) int {
-			return cmp.Or(cmp.Compare(rank[a.Category], rank[b.Category]), naturalCompare(a.ID, b.ID))
+			return cmp.Or(cmp.Compare(rank[a.Category], rank[b.Category]), naturalCompare(a.ID, b.ID), cmp.Compare(a.Repeat, b.Repeat))
 		})
 	}
 	return out, nil

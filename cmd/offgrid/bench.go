@@ -36,7 +36,7 @@ const benchSynopsis = "bench bfcl -m MODEL [-m MODEL …] --data DIR|FILE… [--
 // it takes beside the shared ones (benchShared); `bench --agent …` is
 // still `bench agent …`, and `bench` alone is `bench bfcl`.
 var benchModes = map[string][]string{
-	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv"},
+	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv", "repeat"},
 	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "repeat", "max-tokens", "grammar", "compare", "shard", "csv"},
 	"speed":   {"prompt-tokens", "gen-tokens", "reps", "grammar-out", "compare"},
 	"curator": {"picks"},
@@ -116,7 +116,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.DurationVar(&af.mcpConnect, "mcp-connect-timeout", mcp.DefaultConnectTimeout, "cap on starting each task's MCP servers and listing their tools; a task whose server misses it fails")
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache")
 	fs.StringVar(&af.shard, "shard", "", "run only shard I/N of the cases or tasks (I from 0 to N-1, by a stable hash of their ids); 'offgrid bench merge' joins the shards' results")
-	fs.IntVar(&af.repeat, "repeat", 1, "run each task K times, each with a seed of its own derived from the run's seed, the task and the repeat (with --temp above 0; report.md gives each repeat's pass rate and the tasks whose outcome varied)")
+	fs.IntVar(&af.repeat, "repeat", 1, "run each case or task K times, each with a seed of its own derived from the run's seed, its id and the repeat (with --temp above 0); the agent's report.md gives each repeat's pass rate and the tasks whose outcome varied")
 	fs.StringVar(&af.resume, "resume", "", "go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
 	own := append(slices.Clone(benchShared), benchModes[sub]...)
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -207,6 +207,9 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --shard: %v", errUsage, err)
 	}
 	cases = bench.ShardCases(cases, sh)
+	if af.repeat < 1 {
+		return fmt.Errorf("%w: --repeat must be at least 1", errUsage)
+	}
 
 	copts := inference.ContextOptions{Threads: ef.threads}
 	if fs.Changed("ctx-size") {
@@ -214,7 +217,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
 	for _, ref := range *modelRefs {
-		runs, err := benchModel(ctx, env, ref, ef.model(), copts, cases, *modes, bench.AgentOptions{
+		runs, err := benchModel(ctx, env, ref, ef.model(), copts, cases, *modes, af.repeat, bench.AgentOptions{
 			Format:    *toolFormat,
 			Sampling:  sampling,
 			MaxTokens: *maxTokens,
@@ -284,7 +287,7 @@ func benchOutput(env *cliEnv, rows any, asJSON bool, table func(io.Writer) error
 }
 
 // benchModel loads one model and runs the cases in each grammar mode.
-func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, copts inference.ContextOptions, cases []bench.Case, modes []string, opts bench.AgentOptions) ([]bench.Run, error) {
+func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, copts inference.ContextOptions, cases []bench.Case, modes []string, repeats int, opts bench.AgentOptions) ([]bench.Run, error) {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
 		return nil, err
@@ -306,6 +309,9 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.Mo
 		o := opts
 		o.NoGrammar = mode == "off"
 		tmpl := bench.Run{Runner: "offgrid", Model: name, Grammar: mode, ToolFormat: opts.Format, Seed: opts.Sampling.Seed, Temp: opts.Sampling.Temperature}
+		if repeats > 1 {
+			tmpl.Repeats = repeats
+		}
 		bar := newProgressBar(env.stderr, fmt.Sprintf("%s grammar %s", name, mode), caseCounts)
 		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), bar.cases)
 		bar.done()

@@ -54,7 +54,7 @@ func taskIDs(r bench.AgentRun) []string {
 	return ids
 }
 
-// TestBenchShardsMerge: two shards of an agent run on the synthetic model,
+// TestBenchShardsMerge: four shards of an agent run on the synthetic model,
 // merged, hold each task once in the suite's order, with the same
 // per-task outcome as one run of them all.
 func TestBenchShardsMerge(t *testing.T) {
@@ -70,14 +70,19 @@ func TestBenchShardsMerge(t *testing.T) {
 	}
 	whole := filepath.Join(dir, "whole")
 	run(whole)
-	run(filepath.Join(dir, "s0"), "--shard", "0/2")
-	run(filepath.Join(dir, "s1"), "--shard", "1/2")
-	s0, s1 := readAgent(t, filepath.Join(dir, "s0")), readAgent(t, filepath.Join(dir, "s1"))
-	if n0, n1 := len(s0.Runs[0].Tasks), len(s1.Runs[0].Tasks); n0+n1 != 6 || n0 == 0 || n1 == 0 {
-		t.Fatalf("shards of %d and %d tasks", n0, n1)
+	var shards []string
+	total := 0
+	for i := range 4 {
+		out := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		run(out, "--shard", fmt.Sprintf("%d/4", i))
+		total += len(readAgent(t, out).Runs[0].Tasks)
+		shards = append(shards, out)
+	}
+	if total != 6 {
+		t.Fatalf("the shards hold %d tasks of 6", total)
 	}
 	merged := filepath.Join(dir, "merged")
-	code, stdout, stderr := runBench(t, "merge", filepath.Join(dir, "s0"), filepath.Join(dir, "s1", "results.json"), "--out", merged)
+	code, stdout, stderr := runBench(t, append(append([]string{"merge"}, shards[:3]...), filepath.Join(shards[3], "results.json"), "--out", merged)...)
 	if code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
