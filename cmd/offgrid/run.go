@@ -72,8 +72,12 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
 	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
+	promptFile := fs.StringP("file", "f", "", "answer the prompt in FILE and exit, as -p does (llama.cpp's -f)")
+	systemFile := fs.String("system-prompt-file", "", "the system prompt, from FILE")
 	f.engine = addEngineFlags(fs, defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
 	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
+	fs.IntVar(&f.maxTokens, "n-predict", 1024, "llama.cpp's name of --max-tokens")
+	fs.MarkHidden("n-predict")
 	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto (text or calls), required (call a tool first) or none (no tools)")
 	fs.StringVar(&f.toolFormat, "tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral or pythonic")
 	fs.BoolVar(&f.parallel, "parallel", false, "allow several tool calls in one reply")
@@ -103,6 +107,24 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (quote the prompt and pass it with -p)", errUsage, fs.Arg(0))
+	}
+	for _, in := range []struct {
+		flag, path string
+		to         *string
+	}{{"file", *promptFile, &f.prompt}, {"system-prompt-file", *systemFile, &f.system}} {
+		if in.path == "" {
+			continue
+		}
+		if *in.to != "" {
+			return fmt.Errorf("%w: --%s and the text it stands for were both given", errUsage, in.flag)
+		}
+		b, err := os.ReadFile(in.path)
+		if err != nil {
+			return fmt.Errorf("%w: --%s: %v", errUsage, in.flag, err)
+		}
+		if *in.to = strings.TrimRight(string(b), "\n"); *in.to == "" {
+			return fmt.Errorf("%w: --%s: %s is empty", errUsage, in.flag, in.path)
+		}
 	}
 	opts, err := f.agentOptions()
 	if err != nil {

@@ -74,6 +74,9 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"--rewrite=maybe"}, 2, "rewrite"},
 		{[]string{"--profile", "qwen9"}, 2, `unknown profile "qwen9"`},
 		{[]string{"--profile", "/no/such/profile.json"}, 2, "profile.json"},
+		{[]string{"-f", "/no/such/prompt.txt"}, 2, "--file"},
+		{[]string{"-p", "hi", "-f", "/no/such/prompt.txt"}, 2, "both given"},
+		{[]string{"--system-prompt-file", "/no/such/system.txt"}, 2, "--system-prompt-file"},
 		{[]string{"--allow", "no_such_tool"}, 2, "no such tool"},
 		{[]string{"--root", "/no/such/dir", "-p", "x"}, 1, "sandbox root"},
 		{[]string{"-m", "/no/such/model.gguf", "-p", "x"}, 1, "model.gguf"},
@@ -121,6 +124,28 @@ func TestRunProfile(t *testing.T) {
 		}
 		if (calls > 0) != tc.calls {
 			t.Errorf("%v: %d calls\n%s", tc.flags, calls, out.String())
+		}
+	}
+}
+
+// TestRunPromptFile: -f FILE is the prompt and --system-prompt-file the
+// system prompt, as llama.cpp's flags are, and -n has its llama.cpp
+// spelling --n-predict.
+func TestRunPromptFile(t *testing.T) {
+	dir := t.TempDir()
+	prompt, system := filepath.Join(dir, "prompt.txt"), filepath.Join(dir, "system.txt")
+	os.WriteFile(prompt, []byte("Say hello.\n"), 0o644)
+	os.WriteFile(system, []byte("You are terse.\n"), 0o644)
+	var out bytes.Buffer
+	env, errb := runEnv(t, "", &out)
+	code := runMain(t.Context(), env, []string{"run", "-m", tinyModel(t), "--root", dir, "-f", prompt, "--system-prompt-file", system,
+		"--tool-choice", "none", "--verbose-prompt", "--seed", "1", "--n-predict", "4", "-t", "1", "-c", "2048"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	for _, want := range []string{"Say hello.", "You are terse."} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("the rendered prompt lacks %q:\n%s", want, errb.String())
 		}
 	}
 }
