@@ -145,7 +145,7 @@ func wilsonCell(k, n int) string {
 	return fmt.Sprintf("%.0f–%.0f%%", 100*lo, 100*hi)
 }
 
-var header = []string{"runner", "model", "grammar", "category", "cases", "parse-valid", "schema-valid", "correct fn", "AST acc", "irrelevance", "mean s", "median s", "prompt tok/s", "gen tok/s", "cases/min"}
+var header = []string{"runner", "model", "grammar", "category", "cases", "parse-valid", "schema-valid", "correct fn", "AST acc", "irrelevance", "95% CI", "mean s", "median s", "prompt tok/s", "gen tok/s", "cases/min"}
 
 func (r Row) cells() []string {
 	opt := func(v float64) string {
@@ -160,10 +160,27 @@ func (r Row) cells() []string {
 	}
 	return []string{
 		r.Runner, r.Model, r.Grammar, cat, fmt.Sprint(r.Cases),
-		opt(r.ParseValid), opt(r.SchemaValid), opt(r.CorrectFunction), opt(r.AST), opt(r.Irrelevance),
+		opt(r.ParseValid), opt(r.SchemaValid), opt(r.CorrectFunction), opt(r.AST), opt(r.Irrelevance), r.interval(),
 		fmt.Sprintf("%.2f", r.MeanLatency), fmt.Sprintf("%.2f", r.MedianLatency),
 		fmt.Sprintf("%.0f", r.PromptTPS), fmt.Sprintf("%.1f", r.GenerateTPS), fmt.Sprintf("%.1f", r.CasesPerMinute),
 	}
+}
+
+// interval is the 95 % Wilson interval of the row's accuracy: AST or
+// irrelevance on a category, every verdict on "all".
+func (r Row) interval() string {
+	acc := r.Accuracy
+	switch {
+	case r.Category == "all":
+	case r.AST >= 0:
+		acc = r.AST
+	case r.Irrelevance >= 0:
+		acc = r.Irrelevance
+	}
+	if r.Cases == 0 || acc < 0 {
+		return "-"
+	}
+	return wilsonCell(int(math.Round(acc*float64(r.Cases)/100)), r.Cases)
 }
 
 // WriteTable prints rows as an aligned text table.
@@ -191,7 +208,7 @@ func WriteMarkdown(w io.Writer, rows []Row, command string) error {
 	})
 	sb.WriteString("\nparse-valid: the reply decoded into calls (at least one where calls are expected); " +
 		"schema-valid: every call names a tool and its arguments validate against the tool's JSON Schema; " +
-		"correct fn: the expected function names were called; AST acc and irrelevance: BFCL's AST checker verdicts. " +
+		"correct fn: the expected function names were called; AST acc and irrelevance: BFCL's AST checker verdicts, with the 95 % Wilson interval of the row's accuracy. " +
 		"Latency is per case; tokens/s are totals over the run's cases.\n")
 	_, err := io.WriteString(w, sb.String())
 	return err

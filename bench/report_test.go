@@ -83,7 +83,7 @@ func TestSummarize(t *testing.T) {
 	WriteTable(&table, rows)
 	WriteMarkdown(&md, rows, "offgrid bench -m m")
 	WriteSVG(&svg, rows)
-	if !strings.Contains(table.String(), "50.0%") || strings.Count(table.String(), "\n") != 4 {
+	if !strings.Contains(table.String(), "50.0%") || !strings.Contains(table.String(), "9–91%") || strings.Count(table.String(), "\n") != 4 {
 		t.Errorf("table:\n%s", table.String())
 	}
 	if !strings.Contains(md.String(), "| offgrid | m | on | simple | 2 | 50.0%") || !strings.Contains(md.String(), "offgrid bench -m m") {
@@ -129,7 +129,7 @@ func TestRunCases(t *testing.T) {
 		return Output{}, errors.New("engine broke")
 	}
 	var progress []int
-	run, err := RunCases(context.Background(), Run{Runner: "offgrid", Grammar: "on"}, cases, complete, func(done, total int) { progress = append(progress, done, total) })
+	run, err := RunCases(context.Background(), Run{Runner: "offgrid", Grammar: "on"}, cases, complete, func(r Run, total int) { progress = append(progress, len(r.Cases), total) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -30,30 +32,54 @@ type Stats struct {
 // that does not parse is reported in Output.ParseErr instead.
 type CompleteFunc func(ctx context.Context, c *Case) (Output, error)
 
-// Progress is told after each case.
-type Progress func(done, total int)
+// Progress is told after each case: the run so far, and how many case
+// results the run will hold.
+type Progress func(run Run, total int)
 
 // RunCases runs every case through complete and scores it. Template fields of
 // run (runner, model, grammar mode, …) are kept; Cases and Seconds are
-// filled. It stops early, returning what it has, when ctx is done.
+// filled. The cases run holds already (an earlier run's, resumed) are
+// kept and not run again. It stops early, returning what it has, when ctx
+// is done.
 func RunCases(ctx context.Context, run Run, cases []Case, complete CompleteFunc, progress Progress) (Run, error) {
 	start := time.Now()
+	seconds := run.Seconds
 	repeats := max(run.Repeats, 1)
-	run.Cases = make([]CaseResult, 0, len(cases)*repeats)
+	type key struct {
+		id     string
+		repeat int
+	}
+	done := map[key]bool{}
+	for _, c := range run.Cases {
+		done[key{c.ID, c.Repeat}] = true
+	}
+	order := map[string]int{}
+	for i, c := range cases {
+		order[c.ID] = i
+	}
+	finish := func() {
+		slices.SortStableFunc(run.Cases, func(a, b CaseResult) int {
+			return cmp.Or(cmp.Compare(order[a.ID], order[b.ID]), cmp.Compare(a.Repeat, b.Repeat))
+		})
+		run.Seconds = seconds + time.Since(start).Seconds()
+	}
 	for i := range len(cases) * repeats {
 		c, repeat := cases[i/repeats], i%repeats
+		if done[key{c.ID, repeat}] {
+			continue
+		}
 		if repeats > 1 {
 			c.Seed = RepeatSeed(run.Seed, c.ID, repeat)
 		}
 		if err := ctx.Err(); err != nil {
-			run.Seconds = time.Since(start).Seconds()
+			finish()
 			return run, err
 		}
 		t0 := time.Now()
 		out, err := complete(ctx, &c)
 		lat := time.Since(t0)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			run.Seconds = time.Since(start).Seconds()
+			finish()
 			return run, err
 		}
 		r := CaseResult{
@@ -77,10 +103,11 @@ func RunCases(ctx context.Context, run Run, cases []Case, complete CompleteFunc,
 			return run, err
 		}
 		run.Cases = append(run.Cases, r)
+		run.Seconds = seconds + time.Since(start).Seconds()
 		if progress != nil {
-			progress(i+1, len(cases)*repeats)
+			progress(run, len(cases)*repeats)
 		}
 	}
-	run.Seconds = time.Since(start).Seconds()
+	finish()
 	return run, nil
 }

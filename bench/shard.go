@@ -243,3 +243,23 @@ func digitRun(s string) int {
 	}
 	return n
 }
+
+// ResumeCases returns the case results that prev, an earlier (perhaps
+// killed) BFCL run, holds for the run like run and among cases, to be
+// kept and not run again.
+func ResumeCases(prev *Results, run Run, cases []Case) []CaseResult {
+	if prev == nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, c := range cases {
+		ids[c.ID] = true
+	}
+	for _, r := range prev.Runs {
+		if r.Runner == run.Runner && r.Model == run.Model && r.Grammar == run.Grammar && r.ToolFormat == run.ToolFormat &&
+			r.Seed == run.Seed && r.Temp == run.Temp && max(r.Repeats, 1) == max(run.Repeats, 1) {
+			return slices.DeleteFunc(slices.Clone(r.Cases), func(c CaseResult) bool { return !ids[c.ID] })
+		}
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ const benchSynopsis = "bench bfcl -m MODEL [-m MODEL …] --data DIR|FILE… [--
 // it takes beside the shared ones (benchShared); `bench --agent …` is
 // still `bench agent …`, and `bench` alone is `bench bfcl`.
 var benchModes = map[string][]string{
-	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv", "repeat"},
+	"bfcl":    {"data", "category", "tool-format", "limit", "max-string", "max-items", "max-tokens", "grammar", "compare", "shard", "csv", "repeat", "resume"},
 	"agent":   {"suite", "mode", "results", "result-role", "tools-prompt", "on-repeat", "answer", "after-change", "examples", "parallel", "profile", "assist", "system", "task", "split", "mcp", "mcp-connect-timeout", "no-prompt-cache", "resume", "repeat", "max-tokens", "grammar", "compare", "shard", "csv"},
 	"speed":   {"prompt-tokens", "gen-tokens", "reps", "grammar-out", "compare"},
 	"curator": {"picks"},
@@ -117,7 +118,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&af.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache")
 	fs.StringVar(&af.shard, "shard", "", "run only shard I/N of the cases or tasks (I from 0 to N-1, by a stable hash of their ids); 'offgrid bench merge' joins the shards' results")
 	fs.IntVar(&af.repeat, "repeat", 1, "run each case or task K times, each with a seed of its own derived from the run's seed, its id and the repeat (with --temp above 0); the agent's report.md gives each repeat's pass rate and the tasks whose outcome varied")
-	fs.StringVar(&af.resume, "resume", "", "go on with the run in DIR (its results.json, saved after each task): the tasks it holds are not run again; the reports go to DIR unless --out says otherwise")
+	fs.StringVar(&af.resume, "resume", "", "go on with the run in DIR (its results.json, saved after each case or task): those it holds are not run again; the reports go to DIR unless --out says otherwise")
 	own := append(slices.Clone(benchShared), benchModes[sub]...)
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(own, f.Name) && !slices.ContainsFunc(agent.Assists(), func(a agent.Assist) bool { return a.Name == f.Name }) {
@@ -216,15 +217,32 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		copts.ContextSize = ef.ctxSize
 	}
 	res := &bench.Results{Version: bench.ResultsVersion, Created: time.Now().UTC()}
+	var prev *bench.Results // the run --resume goes on with
+	if af.resume != "" {
+		path := filepath.Join(af.resume, "results.json")
+		if _, err := os.Stat(path); err == nil {
+			if prev, err = bench.ReadResults(path); err != nil {
+				return err
+			}
+			res.Created = prev.Created
+		}
+		if *out == "" {
+			*out = af.resume
+		}
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
 	for _, ref := range *modelRefs {
-		runs, err := benchModel(ctx, env, ref, ef.model(), copts, cases, *modes, af.repeat, bench.AgentOptions{
+		err := benchModel(ctx, env, ref, ef.model(), copts, cases, *modes, af.repeat, bench.AgentOptions{
 			Format:    *toolFormat,
 			Sampling:  sampling,
 			MaxTokens: *maxTokens,
 			MaxString: *maxString,
 			MaxItems:  *maxItems,
-		})
-		res.Runs = append(res.Runs, runs...)
+		}, res, prev, *out)
 		if err != nil {
 			return err
 		}
@@ -286,25 +304,28 @@ func benchOutput(env *cliEnv, rows any, asJSON bool, table func(io.Writer) error
 	return nil
 }
 
-// benchModel loads one model and runs the cases in each grammar mode.
-func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, copts inference.ContextOptions, cases []bench.Case, modes []string, repeats int, opts bench.AgentOptions) ([]bench.Run, error) {
+// benchModel loads one model and runs the cases in each grammar mode,
+// adding a run per mode to res; with out, res is saved into
+// out/results.json after each case. A run of prev (--resume) with the
+// same settings is gone on with.
+func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.ModelOptions, copts inference.ContextOptions, cases []bench.Case, modes []string, repeats int, opts bench.AgentOptions,
+	res, prev *bench.Results, out string) error {
 	path, err := resolveModel(ctx, env, ref)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m, err := inference.Load(path, mopts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer m.Close()
 	lctx, err := m.NewContext(copts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer lctx.Close()
 	cp := agent.NewCompleter(lctx, agent.InfoFromModel(m))
 	name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-	var runs []bench.Run
 	for _, mode := range modes {
 		o := opts
 		o.NoGrammar = mode == "off"
@@ -312,13 +333,27 @@ func benchModel(ctx context.Context, env *cliEnv, ref string, mopts inference.Mo
 		if repeats > 1 {
 			tmpl.Repeats = repeats
 		}
+		tmpl.Cases = bench.ResumeCases(prev, tmpl, cases)
 		bar := newProgressBar(env.stderr, fmt.Sprintf("%s grammar %s", name, mode), caseCounts)
-		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), bar.cases)
+		res.Runs = append(res.Runs, tmpl)
+		i := len(res.Runs) - 1
+		// Each case's result is saved as it ends (--resume).
+		var saveErr error
+		run, err := bench.RunCases(ctx, tmpl, cases, bench.AgentComplete(cp, o), func(run bench.Run, total int) {
+			bar.cases(len(run.Cases), total)
+			res.Runs[i] = run
+			if out != "" && saveErr == nil {
+				saveErr = bench.WriteResults(filepath.Join(out, "results.json"), res)
+			}
+		})
 		bar.done()
-		runs = append(runs, run)
+		res.Runs[i] = run
+		if err == nil {
+			err = saveErr
+		}
 		if err != nil {
-			return runs, err
+			return err
 		}
 	}
-	return runs, nil
+	return nil
 }

@@ -230,3 +230,72 @@ func TestBenchRepeat(t *testing.T) {
 		t.Errorf("--repeat 0: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestBenchBFCLResumeAfterKill: a BFCL run killed with SIGKILL keeps the
+// cases it finished; --resume runs only the others, and the result is
+// the cases of one run, in its order.
+func TestBenchBFCLResumeAfterKill(t *testing.T) {
+	multiple := filepath.Join(testenv.BFCLDir(t), testenv.BFCLMultiple)
+	model := tinyModel(t)
+	out := t.TempDir()
+	args := []string{"bench", "-m", model, "--data", multiple, "--category", "multiple", "--limit", "40", "--max-tokens", "32", "--seed", "3", "-t", "1"}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append(slices.Clone(args), "--out", out)...)
+	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	var before *bench.Results
+	for deadline := time.Now().Add(5 * time.Minute); before == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		select {
+		case <-exited:
+			t.Fatalf("the run ended before it was killed: %s", stderr.String())
+		default:
+		}
+		if res, err := bench.ReadResults(filepath.Join(out, "results.json")); err == nil && len(res.Runs[0].Cases) >= 2 {
+			cmd.Process.Signal(syscall.SIGKILL)
+			before = res
+		}
+	}
+	<-exited
+	if before == nil {
+		t.Fatal("no case saved in time")
+	}
+	before, err = bench.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := before.Runs[0].Cases
+	if len(kept) == 40 {
+		t.Fatalf("the run ended before the kill")
+	}
+	if code, _, stderr := runBench(t, append(args[1:], "--resume", out)...); code != 0 {
+		t.Fatalf("--resume: exit %d\n%s", code, stderr)
+	}
+	after, err := bench.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := after.Runs[0].Cases
+	if len(after.Runs) != 1 || len(cs) != 40 {
+		t.Fatalf("resumed: %d runs, %d cases", len(after.Runs), len(cs))
+	}
+	for _, k := range kept {
+		i := slices.IndexFunc(cs, func(c bench.CaseResult) bool { return c.ID == k.ID })
+		if i < 0 || cs[i].LatencySeconds != k.LatencySeconds {
+			t.Errorf("case %s was run again (or lost)", k.ID)
+		}
+	}
+	for i := 1; i < len(cs); i++ {
+		if a, b := cs[i-1].ID, cs[i].ID; len(a) > len(b) || len(a) == len(b) && a > b {
+			t.Errorf("cases out of order: %s before %s", a, b)
+		}
+	}
+}
