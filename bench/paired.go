@@ -15,12 +15,21 @@ import (
 // judged against the tasks that changed, not against the pass rates.
 type Paired struct {
 	Base, Other string // the runs' labels
-	Tasks       int    // tasks both ran
+	Tasks       int    // tasks (or cases) both ran
+	Unit        string // what Tasks counts: "" is tasks
 	Gained      int    // passed in Other only
 	Lost        int    // passed in Base only
 	// P is McNemar's exact two-sided p-value: how likely a split of the
 	// changed tasks at least this uneven is when neither run is better.
 	P float64
+}
+
+// unit names what was compared: tasks, or cases for BFCL (unit is set).
+func (p Paired) unit() string {
+	if p.Unit != "" {
+		return p.Unit
+	}
+	return "tasks"
 }
 
 // Diff is Other's passes minus Base's.
@@ -33,7 +42,7 @@ func (p Paired) String() string {
 	if p.P < 0.001 {
 		pv = "p < 0.001"
 	}
-	return fmt.Sprintf("%+d (%d gained, %d lost of %d tasks), %s", p.Diff(), p.Gained, p.Lost, p.Tasks, pv)
+	return fmt.Sprintf("%+d (%d gained, %d lost of %d %s), %s", p.Diff(), p.Gained, p.Lost, p.Tasks, p.unit(), pv)
 }
 
 func pValue(p float64) string {
@@ -70,6 +79,44 @@ func PairAgent(runs []AgentRun) []Paired {
 			case t.Pass && !was:
 				p.Gained++
 			case was && !t.Pass:
+				p.Lost++
+			}
+		}
+		p.P = McNemar(p.Gained, p.Lost)
+		out = append(out, p)
+	}
+	return out
+}
+
+// PairBFCL compares each BFCL run after the first with the first, over
+// the cases (by id and repeat) both ran, by the checker's verdict. It
+// returns nil for fewer than two runs.
+func PairBFCL(runs []Run) []Paired {
+	if len(runs) < 2 {
+		return nil
+	}
+	type key struct {
+		id     string
+		repeat int
+	}
+	base := map[key]bool{}
+	for _, c := range runs[0].Cases {
+		base[key{c.ID, c.Repeat}] = c.Verdict.Valid
+	}
+	var out []Paired
+	for i := range runs[1:] {
+		r := &runs[i+1]
+		p := Paired{Base: runs[0].Label() + " " + runs[0].Model, Other: r.Label() + " " + r.Model, Unit: "cases"}
+		for _, c := range r.Cases {
+			was, ok := base[key{c.ID, c.Repeat}]
+			if !ok {
+				continue
+			}
+			p.Tasks++
+			switch {
+			case c.Verdict.Valid && !was:
+				p.Gained++
+			case was && !c.Verdict.Valid:
 				p.Lost++
 			}
 		}
@@ -201,4 +248,19 @@ func meanSD(xs []float64) (mean, sd float64) {
 		sd += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(sd / float64(len(xs)-1))
+}
+
+// pairedMarkdown adds the comparisons to a report.md, as a table; nothing
+// when there are none.
+func pairedMarkdown(sb *strings.Builder, ps []Paired) {
+	if len(ps) == 0 {
+		return
+	}
+	unit := ps[0].unit()
+	fmt.Fprintf(sb, "\n## Paired with %s\n\nOver the %s both runs ran; p is McNemar's exact test.\n\n", ps[0].Base, unit)
+	mdTable(sb, []string{"run", unit, "difference", "gained", "lost", "p"}, 1, func(row func([]string)) {
+		for _, p := range ps {
+			row([]string{p.Other, fmt.Sprint(p.Tasks), fmt.Sprintf("%+d", p.Diff()), fmt.Sprint(p.Gained), fmt.Sprint(p.Lost), pValue(p.P)})
+		}
+	})
 }

@@ -2,9 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/bench/checker"
 )
 
 func TestMcNemar(t *testing.T) {
@@ -93,5 +96,27 @@ func TestRepeats(t *testing.T) {
 	other.Tasks = nil
 	if _, err := MergeAgent([]*AgentResults{{Version: ResultsVersion, Runs: []AgentRun{run}}, {Version: ResultsVersion, Runs: []AgentRun{other}}}, nil); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestPairBFCL(t *testing.T) {
+	run := func(grammar string, valid ...bool) Run {
+		r := Run{Runner: "offgrid", Model: "m", Grammar: grammar}
+		for i, v := range valid {
+			r.Cases = append(r.Cases, CaseResult{ID: fmt.Sprintf("simple_%d", i), Verdict: checker.Result{Valid: v}})
+		}
+		return r
+	}
+	ps := PairBFCL([]Run{run("off", false, false, true), run("on", true, true, true)})
+	if len(ps) != 1 || ps[0].Gained != 2 || ps[0].Lost != 0 || ps[0].Tasks != 3 {
+		t.Fatalf("paired %+v", ps)
+	}
+	if want := "+2 (2 gained, 0 lost of 3 cases), p = 0.500"; ps[0].String() != want {
+		t.Errorf("%q, want %q", ps[0].String(), want)
+	}
+	var sb strings.Builder
+	pairedMarkdown(&sb, ps)
+	if !strings.Contains(sb.String(), "| offgrid grammar on m | 3 | +2 | 2 | 0 | 0.500 |") {
+		t.Errorf("markdown:\n%s", sb.String())
 	}
 }

@@ -228,6 +228,9 @@ func WriteReports(dir string, res *Results, command string) error {
 	if err := WriteMarkdown(&md, rows, command); err != nil {
 		return err
 	}
+	var paired strings.Builder
+	pairedMarkdown(&paired, PairBFCL(res.Runs))
+	md.WriteString(paired.String())
 	if err := WriteSVG(&svg, rows); err != nil {
 		return err
 	}

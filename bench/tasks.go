@@ -308,14 +308,7 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 		}
 	})
 	sb.WriteString("\ntokens/task: prompt tokens decoded plus tokens generated; a task passes when every check holds and the turn ends with an answer.\n")
-	if ps := PairAgent(res.Runs); len(ps) > 0 {
-		fmt.Fprintf(&sb, "\n## Paired with %s\n\nOver the tasks both runs ran; p is McNemar's exact test.\n\n", ps[0].Base)
-		mdTable(&sb, []string{"run", "tasks", "difference", "gained", "lost", "p"}, 1, func(row func([]string)) {
-			for _, p := range ps {
-				row([]string{p.Other, fmt.Sprint(p.Tasks), fmt.Sprintf("%+d", p.Diff()), fmt.Sprint(p.Gained), fmt.Sprint(p.Lost), pValue(p.P)})
-			}
-		})
-	}
+	pairedMarkdown(&sb, PairAgent(res.Runs))
 	// Pass rate per category.
 	var cats []string
 	for _, r := range res.Runs {

@@ -266,7 +266,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	rows := bench.Summarize(res.Runs)
-	return benchOutput(env, rows, *asJSON, func(w io.Writer) error { return bench.WriteTable(w, rows) },
+	table := func(w io.Writer) error {
+		if err := bench.WriteTable(w, rows); err != nil {
+			return err
+		}
+		return bench.WritePaired(w, bench.PairBFCL(res.Runs))
+	}
+	return benchOutput(env, rows, *asJSON, table,
 		*out, args, func(dir, cmd string) error { return bench.WriteReports(dir, res, cmd) })
 }
 

@@ -129,9 +129,13 @@ func TestBenchTinyModel(t *testing.T) {
 	if !strings.Contains(stderr, "use --temp") {
 		t.Errorf("no deprecation note for --temperature: %q", stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	table, paired, _ := strings.Cut(stdout, "\n\npaired with ")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[1], "tiny") || !strings.Contains(lines[2], "off") {
 		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(paired, "offgrid grammar off tiny: ") || !strings.Contains(paired, "of 2 cases") {
+		t.Errorf("no paired comparison:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "tiny grammar on [") || !strings.Contains(stderr, "2/2") {
 		t.Errorf("no progress bar on stderr: %q", stderr)
