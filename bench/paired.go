@@ -52,38 +52,56 @@ func pValue(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// PairAgent compares each run after the first with the first, over the
-// tasks (by id) both ran. It returns nil for fewer than two runs.
-func PairAgent(runs []AgentRun) []Paired {
-	if len(runs) < 2 {
-		return nil
-	}
+// pairOutcome is one case's or task's result, for pairing: which (id and
+// repeat) and whether it passed.
+type pairOutcome struct {
+	id     string
+	repeat int
+	pass   bool
+}
+
+// pair compares other with base over the outcomes both have.
+func pair(baseLabel, otherLabel, unit string, base, other []pairOutcome) Paired {
 	type key struct {
 		id     string
 		repeat int
 	}
-	base := map[key]bool{}
-	for _, t := range runs[0].Tasks {
-		base[key{t.ID, t.Repeat}] = t.Pass
+	was := map[key]bool{}
+	for _, o := range base {
+		was[key{o.id, o.repeat}] = o.pass
+	}
+	p := Paired{Base: baseLabel, Other: otherLabel, Unit: unit}
+	for _, o := range other {
+		before, ok := was[key{o.id, o.repeat}]
+		if !ok {
+			continue
+		}
+		p.Tasks++
+		switch {
+		case o.pass && !before:
+			p.Gained++
+		case before && !o.pass:
+			p.Lost++
+		}
+	}
+	p.P = McNemar(p.Gained, p.Lost)
+	return p
+}
+
+// PairAgent compares each run after the first with the first, over the
+// tasks (by id and repeat) both ran. It returns nil for fewer than two
+// runs.
+func PairAgent(runs []AgentRun) []Paired {
+	outcomes := func(r AgentRun) []pairOutcome {
+		var out []pairOutcome
+		for _, t := range r.Tasks {
+			out = append(out, pairOutcome{t.ID, t.Repeat, t.Pass})
+		}
+		return out
 	}
 	var out []Paired
-	for _, r := range runs[1:] {
-		p := Paired{Base: runs[0].Label(), Other: r.Label()}
-		for _, t := range r.Tasks {
-			was, ok := base[key{t.ID, t.Repeat}]
-			if !ok {
-				continue
-			}
-			p.Tasks++
-			switch {
-			case t.Pass && !was:
-				p.Gained++
-			case was && !t.Pass:
-				p.Lost++
-			}
-		}
-		p.P = McNemar(p.Gained, p.Lost)
-		out = append(out, p)
+	for i := 1; i < len(runs); i++ {
+		out = append(out, pair(runs[0].Label(), runs[i].Label(), "", outcomes(runs[0]), outcomes(runs[i])))
 	}
 	return out
 }
@@ -92,36 +110,17 @@ func PairAgent(runs []AgentRun) []Paired {
 // the cases (by id and repeat) both ran, by the checker's verdict. It
 // returns nil for fewer than two runs.
 func PairBFCL(runs []Run) []Paired {
-	if len(runs) < 2 {
-		return nil
-	}
-	type key struct {
-		id     string
-		repeat int
-	}
-	base := map[key]bool{}
-	for _, c := range runs[0].Cases {
-		base[key{c.ID, c.Repeat}] = c.Verdict.Valid
-	}
-	var out []Paired
-	for i := range runs[1:] {
-		r := &runs[i+1]
-		p := Paired{Base: runs[0].Label() + " " + runs[0].Model, Other: r.Label() + " " + r.Model, Unit: "cases"}
+	outcomes := func(r Run) []pairOutcome {
+		var out []pairOutcome
 		for _, c := range r.Cases {
-			was, ok := base[key{c.ID, c.Repeat}]
-			if !ok {
-				continue
-			}
-			p.Tasks++
-			switch {
-			case c.Verdict.Valid && !was:
-				p.Gained++
-			case was && !c.Verdict.Valid:
-				p.Lost++
-			}
+			out = append(out, pairOutcome{c.ID, c.Repeat, c.Verdict.Valid})
 		}
-		p.P = McNemar(p.Gained, p.Lost)
-		out = append(out, p)
+		return out
+	}
+	label := func(r *Run) string { return r.Label() + " " + r.Model }
+	var out []Paired
+	for i := 1; i < len(runs); i++ {
+		out = append(out, pair(label(&runs[0]), label(&runs[i]), "cases", outcomes(runs[0]), outcomes(runs[i])))
 	}
 	return out
 }

@@ -112,33 +112,12 @@ func TestBenchResumeAfterKill(t *testing.T) {
 	suite, model := shardSuite(t, 6), tinyModel(t)
 	out := t.TempDir()
 	args := []string{"bench", "--agent", "--suite", suite, "-m", model, "-t", "1", "-c", "4096", "--max-tokens", "24", "--seed", "2", "--no-prompt-cache"}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, append(slices.Clone(args), "--out", out)...)
-	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	done := 0
-	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		select {
-		case <-exited:
-			t.Fatalf("the run ended before it was killed: %s", stderr.String())
-		default:
+	done := killAfter(t, args, out, func() int {
+		if res, err := bench.ReadAgentResults(filepath.Join(out, "results.json")); err == nil {
+			return len(res.Runs[0].Tasks)
 		}
-		if res, err := bench.ReadAgentResults(filepath.Join(out, "results.json")); err == nil && len(res.Runs[0].Tasks) >= 2 {
-			done = len(res.Runs[0].Tasks)
-			break
-		}
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	<-exited
+		return 0
+	})
 	before := readAgent(t, out)
 	if done == 0 || len(before.Runs[0].Tasks) == 6 {
 		t.Fatalf("killed after %d tasks; results.json holds %d", done, len(before.Runs[0].Tasks))
@@ -239,36 +218,13 @@ func TestBenchBFCLResumeAfterKill(t *testing.T) {
 	model := tinyModel(t)
 	out := t.TempDir()
 	args := []string{"bench", "-m", model, "--data", multiple, "--category", "multiple", "--limit", "40", "--max-tokens", "32", "--seed", "3", "-t", "1"}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, append(slices.Clone(args), "--out", out)...)
-	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	var before *bench.Results
-	for deadline := time.Now().Add(5 * time.Minute); before == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		select {
-		case <-exited:
-			t.Fatalf("the run ended before it was killed: %s", stderr.String())
-		default:
+	killAfter(t, args, out, func() int {
+		if res, err := bench.ReadResults(filepath.Join(out, "results.json")); err == nil {
+			return len(res.Runs[0].Cases)
 		}
-		if res, err := bench.ReadResults(filepath.Join(out, "results.json")); err == nil && len(res.Runs[0].Cases) >= 2 {
-			cmd.Process.Signal(syscall.SIGKILL)
-			before = res
-		}
-	}
-	<-exited
-	if before == nil {
-		t.Fatal("no case saved in time")
-	}
-	before, err = bench.ReadResults(filepath.Join(out, "results.json"))
+		return 0
+	})
+	before, err := bench.ReadResults(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,4 +254,38 @@ func TestBenchBFCLResumeAfterKill(t *testing.T) {
 			t.Errorf("cases out of order: %s before %s", a, b)
 		}
 	}
+}
+
+// killAfter runs offgrid with args and --out out as a process of its
+// own, and kills it with SIGKILL once saved() (what out holds) reaches
+// two; it returns that count. A run that ends first fails the test.
+func killAfter(t *testing.T, args []string, out string, saved func() int) int {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append(slices.Clone(args), "--out", out)...)
+	cmd.Env = []string{asCLI + "=1", "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() { <-exited }()
+	defer cmd.Process.Signal(syscall.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		select {
+		case <-exited:
+			t.Fatalf("the run ended before it was killed: %s", stderr.String())
+		default:
+		}
+		if n := saved(); n >= 2 {
+			return n
+		}
+	}
+	t.Fatal("nothing saved in time")
+	return 0
 }
