@@ -55,6 +55,11 @@ func TestGrounded(t *testing.T) {
 		{"`read_file x` failed (not_found): x does not exist\n\n", "Check the name.", "`read_file x` failed (not_found): x does not exist\n\nCheck the name."},
 		{"`read_file x` failed (not_found): x does not exist\n\n", "It holds:\n```\nroot:x:0:0\n```", "`read_file x` failed (not_found): x does not exist"},
 		{"`read_file x` failed (not_found): x does not exist\n\n", "", "`read_file x` failed (not_found): x does not exist"},
+		// Lines that repeat offgrid's own instructions are dropped.
+		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)"},
+		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
+		{"", "Say what failed and why, and never make up what it would have returned.", ""},
+		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
 	} {
 		if got := grounded(tc.note, tc.text); got != tc.want {
 			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
@@ -129,19 +134,6 @@ func TestAgentChangeNote(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != "bin/\ncoverage.out\n" {
 		t.Errorf(".gitignore holds %q", b)
-	}
-}
-
-func TestGroundedEchoes(t *testing.T) {
-	for _, tc := range []struct{ note, text, want string }{
-		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)"},
-		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
-		{"", "Say what failed and why, and never make up what it would have returned.", ""},
-		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
-	} {
-		if got := grounded(tc.note, tc.text); got != tc.want {
-			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
-		}
 	}
 }
 
