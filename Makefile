@@ -4,7 +4,6 @@
 GO      ?= go
 BIN     := bin/offgrid
 ENGINE  := github.com/ollama/ollama
-INCLUDE := third_party/llamacpp/include
 
 # SIMD: cgo compiles ggml's CPU kernels with no -march unless told.
 # Native by default; PORTABLE=1 picks a baseline that runs on any recent CPU.
@@ -30,22 +29,11 @@ ifeq ($(REPACK),1)
   export CGO_CPPFLAGS := -DGGML_USE_CPU_REPACK
 endif
 
-.PHONY: all build headers model test-models run test test-data test-nocgo vet env clean
+.PHONY: all build model test-models run test test-data test-nocgo vet env clean
 
 all: build
 
-# headers links the engine's public headers from the Go module cache into a
-# git-ignored folder that our cgo directives reference.
-headers: $(INCLUDE)/.stamp
-$(INCLUDE)/.stamp: go.mod
-	@$(GO) mod download $(ENGINE)
-	@dir=$$($(GO) list -m -f '{{.Dir}}' $(ENGINE)) && test -n "$$dir" && \
-	  rm -rf $(INCLUDE) && mkdir -p $(INCLUDE) && \
-	  ln -s $$dir/llama/llama.cpp/include/*.h $(INCLUDE)/ && \
-	  ln -s $$dir/ml/backend/ggml/ggml/include/*.h $(INCLUDE)/ && \
-	  touch $@
-
-build: headers
+build:
 	$(GO) build -o $(BIN) ./cmd/offgrid
 
 # model fetches the default model (Qwen2.5 Coder 0.5B Instruct Q4_K_M) from
@@ -61,7 +49,7 @@ test-models: model
 run: model
 	@$(BIN) run $(ARGS)
 
-vet: headers
+vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
@@ -72,7 +60,7 @@ vet: headers
 SHARED_BFCL  := $(abspath ../shared/bfcl)
 OFFGRID_BFCL ?= $(if $(wildcard $(SHARED_BFCL)/possible_answer/BFCL_v4_multiple.json),$(SHARED_BFCL),$(BFCL_DATA))
 
-test: headers vet test-models test-data test-nocgo
+test: vet test-models test-data test-nocgo
 	OFFGRID_BFCL=$(OFFGRID_BFCL) $(GO) test -timeout 60m ./...
 	cd deploy && $(GO) vet ./... && $(GO) test ./...
 
@@ -92,13 +80,13 @@ env:
 	@echo export CGO_CFLAGS=\"$(CGO_CFLAGS)\" CGO_CXXFLAGS=\"$(CGO_CXXFLAGS)\" $(if $(CGO_CPPFLAGS),CGO_CPPFLAGS=\"$(CGO_CPPFLAGS)\")
 
 clean:
-	rm -rf bin $(INCLUDE)
+	rm -rf bin
 
 # cuda builds ggml's CUDA backend as bin/lib/libggml-cuda.so with CMake from
 # the pinned engine sources; offgrid loads it at start-up (see README).
 CUDA_BUILD := third_party/llamacpp/cuda/build
 .PHONY: cuda
-cuda: headers
+cuda:
 	@command -v $${CUDACXX:-nvcc} >/dev/null 2>&1 || { \
 	  echo "make cuda: nvcc not found. Install the CUDA toolkit (12.x) and put nvcc on PATH (or set CUDACXX)." >&2; exit 1; }
 	cmake -S third_party/llamacpp/cuda -B $(CUDA_BUILD) -DENGINE_DIR=$$($(GO) list -m -f '{{.Dir}}' $(ENGINE))
@@ -108,7 +96,7 @@ cuda: headers
 # bench-engine prints prefill and decode tokens/s, free and grammar-constrained,
 # with native and portable SIMD flags (MODEL=path adds a real model).
 .PHONY: bench-engine
-bench-engine: headers
+bench-engine:
 	@for flags in native portable; do \
 	  if [ $$flags = portable ]; then extra="PORTABLE=1"; else extra=""; fi; \
 	  $(MAKE) -s bench-engine-one $$extra BENCH_LABEL=$$flags; \

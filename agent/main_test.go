@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/offgrid-ai/offgrid/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Serve()      // the test binary confines the bash tool's commands
-	ServeTemplateCheck() // the test binary is its own template checker
 	// Template verdicts are cached under XDG_CACHE_HOME: keep them out of the user's cache.
 	dir, err := os.MkdirTemp("", "offgrid-agent-test")
 	if err != nil {

@@ -42,11 +42,16 @@ const (
 	checkVerdict = "offgrid-template-check: "
 )
 
+// A program that imports this package is its own template checker: when
+// offgrid re-executes it with TemplateCheckEnv set, the check runs here,
+// before main, and the process exits. No call from main is needed.
+func init() { ServeTemplateCheck() }
+
 // ServeTemplateCheck returns at once unless TemplateCheckEnv is "1"; then
 // it reads a ModelInfo as JSON from stdin, limits its own memory, stack and
 // CPU time, renders sample conversations with the template, prints a
-// verdict and exits. offgrid's main (and test mains that build agents)
-// call it first thing.
+// verdict and exits. The package's init calls it, so programs need not;
+// calling it again is harmless.
 func ServeTemplateCheck() {
 	if os.Getenv(TemplateCheckEnv) != "1" {
 		return

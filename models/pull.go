@@ -75,6 +75,10 @@ type partialMeta struct {
 // opt.SHA256, or a file that is not GGUF, removes the partial download and
 // returns an error wrapping ErrChecksum or ErrNotGGUF.
 func (s *Store) Pull(ctx context.Context, rawURL string, opt PullOptions) (Manifest, error) {
+	rawURL, err := ExpandURL(rawURL)
+	if err != nil {
+		return Manifest{}, err
+	}
 	name := opt.Name
 	if name == "" {
 		name = NameFromURL(rawURL)
@@ -427,4 +431,29 @@ func (c *headerCheck) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// ExpandURL turns a Hugging Face reference, hf://OWNER/REPO/PATH.gguf with
+// an optional @REVISION after the repository (default main), into its
+// download URL; other references are returned as they are.
+func ExpandURL(ref string) (string, error) {
+	rest, ok := strings.CutPrefix(ref, "hf://")
+	if !ok {
+		return ref, nil
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.HasSuffix(parts[2], "/") {
+		return "", fmt.Errorf("models: %q: want hf://OWNER/REPO/FILE.gguf (or hf://OWNER/REPO@REVISION/FILE.gguf)", ref)
+	}
+	repo, rev, _ := strings.Cut(parts[1], "@")
+	if rev == "" {
+		rev = "main"
+	}
+	for _, p := range []string{parts[0], repo, rev} {
+		if strings.ContainsAny(p, "?#% ") || p == "." || p == ".." {
+			return "", fmt.Errorf("models: %q: bad owner, repository or revision %q", ref, p)
+		}
+	}
+	u := url.URL{Scheme: "https", Host: "huggingface.co", Path: "/" + parts[0] + "/" + repo + "/resolve/" + rev + "/" + parts[2]}
+	return u.String(), nil
 }

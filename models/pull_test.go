@@ -316,3 +316,29 @@ func compress(t testing.TB, b []byte) []byte {
 	}
 	return enc.EncodeAll(b, nil)
 }
+
+func TestExpandURL(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+			"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf", ""},
+		{"hf://o/r@v1.2/sub/dir/m.gguf", "https://huggingface.co/o/r/resolve/v1.2/sub/dir/m.gguf", ""},
+		{"https://example.com/m.gguf", "https://example.com/m.gguf", ""},
+		{"/models/m.gguf", "/models/m.gguf", ""},
+		{"hf://owner/repo", "", "want hf://OWNER/REPO/FILE.gguf"},
+		{"hf://owner//m.gguf", "", "want hf://OWNER/REPO/FILE.gguf"},
+		{"hf://owner/repo/dir/", "", "want hf://OWNER/REPO/FILE.gguf"},
+		{"hf://../repo/m.gguf", "", "bad owner"},
+		{"hf://o/r@a?b/m.gguf", "", "bad owner"},
+	} {
+		got, err := ExpandURL(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ExpandURL(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ExpandURL(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -3,14 +3,7 @@ package tools
 import (
 	"os"
 	"testing"
-
-	"github.com/offgrid-ai/offgrid/internal/sandbox"
 )
-
-func TestMain(m *testing.M) {
-	sandbox.Serve() // the test binary confines the bash tool's commands
-	os.Exit(m.Run())
-}
 
 // helperExe returns the test binary, which serves as the bash tool's
 // sandbox helper.

@@ -17,6 +17,7 @@ import (
 	"github.com/offgrid-ai/offgrid/bench"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
 
@@ -149,7 +150,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		}
 	}
 	for _, c := range f.configs(grammars) {
-		if err := f.loop(c).check(); err != nil {
+		if err := checkLoop(f.loop(c)); err != nil {
 			return err
 		}
 	}
@@ -187,7 +188,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if err != nil {
 			return err
 		}
-		path := mr.path
+		path := mr.Path
 		m, err := inference.Load(path, f.model)
 		if err != nil {
 			return err
@@ -198,12 +199,12 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 			return err
 		}
 		if !f.noPromptCache {
-			usePromptCache(env, lctx, path, mr.sha256)
+			launch.UsePromptCache(env.launch(), lctx, path, mr.SHA256)
 		}
 		info := agent.InfoFromModel(m)
 		cp := agent.NewCompleter(lctx, info)
 		name := strings.TrimSuffix(filepath.Base(path), ".gguf")
-		profile, err := profileFor(env, loopSettings{profile: f.profile}, path, info)
+		profile, err := profileFor(env, loopSettings{Profile: f.profile}, path, info)
 		if err != nil {
 			lctx.Close()
 			m.Close()
@@ -212,7 +213,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		for _, c := range f.configs(grammars) {
 			o := agent.Options{Sampling: sampling, MaxTokens: maxTokens}
 			c.apply(&o)
-			if o, err = f.loop(c).apply(o, profile); err != nil {
+			if o, err = applyLoop(f.loop(c), o, profile); err != nil {
 				lctx.Close()
 				m.Close()
 				return err
@@ -326,21 +327,21 @@ func (f agentBenchFlags) configs(grammars []string) []agentConfig {
 // loop returns configuration c's settings over the model's profile: those
 // of its flags that were given.
 func (f agentBenchFlags) loop(c agentConfig) loopSettings {
-	s := loopSettings{profile: f.profile, keepTemp: f.set["temp"]}
+	s := loopSettings{Profile: f.profile, KeepTemp: f.set["temp"]}
 	if f.set["mode"] {
-		s.toolChoice = string(grammar.Auto)
+		s.ToolChoice = string(grammar.Auto)
 		if c.mode == "required" {
-			s.toolChoice = string(grammar.Required)
+			s.ToolChoice = string(grammar.Required)
 		}
 	}
 	if f.set["results"] {
-		s.results = c.results
+		s.Results = c.results
 	}
 	if f.set["on-repeat"] {
-		s.onRepeat = c.onRepeat
+		s.OnRepeat = c.onRepeat
 	}
 	if f.set["answer"] {
-		s.answer = c.answer
+		s.Answer = c.answer
 	}
 	var old []string // --after-change and --examples, as assists
 	if f.set["after-change"] {
@@ -349,7 +350,7 @@ func (f agentBenchFlags) loop(c agentConfig) loopSettings {
 	if f.set["examples"] {
 		old = append(old, map[string]string{"on": "+", "off": "-"}[c.examples]+"tool-examples")
 	}
-	s.assist = joinSpecs(c.assist, f.assistAliases, strings.Join(old, ","))
+	s.Assist = joinSpecs(c.assist, f.assistAliases, strings.Join(old, ","))
 	return s
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/inference/promptcache"
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 )
 
 // speedFlags are the flags of bench --speed.
@@ -94,8 +95,8 @@ func readSpeedResults(path string) ([]bench.SpeedResult, error) {
 	return []bench.SpeedResult{one}, nil
 }
 
-func speedModel(ctx context.Context, env *cliEnv, mr modelRef, f speedFlags, threads int, defs []grammar.Tool) (bench.SpeedResult, error) {
-	m, err := inference.Load(mr.path, f.model)
+func speedModel(ctx context.Context, env *cliEnv, mr launch.Ref, f speedFlags, threads int, defs []grammar.Tool) (bench.SpeedResult, error) {
+	m, err := inference.Load(mr.Path, f.model)
 	if err != nil {
 		return bench.SpeedResult{}, err
 	}
@@ -107,13 +108,13 @@ func speedModel(ctx context.Context, env *cliEnv, mr modelRef, f speedFlags, thr
 	defer c.Close()
 	// The caches live in temporary directories for this run only: any
 	// name of the model keys them.
-	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(mr.path)))
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(mr.Path)))
 	warn := func(err error) { fmt.Fprintf(env.stderr, "offgrid: warning: %v\n", err) }
 	caches, done := bench.TempCaches(func(dir string) inference.PrefixCache {
 		return promptcache.New(dir, sum, promptcache.Options{Warn: warn})
 	})
 	defer done()
-	name := strings.TrimSuffix(filepath.Base(mr.path), ".gguf")
+	name := strings.TrimSuffix(filepath.Base(mr.Path), ".gguf")
 	info := agent.InfoFromModel(m)
 	if f.grammarOut != "" {
 		g, err := bench.SpeedGrammar(info, defs)

@@ -306,7 +306,7 @@ func TestBenchAgentProfile(t *testing.T) {
 	if mode, results := cs[0].labels(o); mode != "auto" || results != "compact" {
 		t.Errorf("flags alone: labels %q %q", mode, results)
 	}
-	o, err := f.loop(cs[0]).apply(o, p)
+	o, err := applyLoop(f.loop(cs[0]), o, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestBenchAgentProfile(t *testing.T) {
 	for i, want := range [][]string{{"rewrite", "locate", "remind"}, nil} {
 		var q agent.Options
 		cs[i].apply(&q)
-		if q, err = f.loop(cs[i]).apply(q, p); err != nil {
+		if q, err = applyLoop(f.loop(cs[i]), q, p); err != nil {
 			t.Fatal(err)
 		}
 		if q.AnswerAfterChange || q.ToolChoice != grammar.Required || q.LookFirst || q.ReadFirst || q.UnknownAsText || q.ToolsByTopic {
@@ -344,7 +344,7 @@ func TestBenchAgentProfile(t *testing.T) {
 		}
 	}
 	f.assists = []string{"+read-frist"}
-	if _, err := f.loop(f.configs([]string{"on"})[0]).apply(agent.Options{}, p); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "read-frist") {
+	if _, err := applyLoop(f.loop(f.configs([]string{"on"})[0]), agent.Options{}, p); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "read-frist") {
 		t.Errorf("an unknown assist: %v", err)
 	}
 }

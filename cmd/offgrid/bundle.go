@@ -61,10 +61,10 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot find this executable to copy: %w", err)
 	}
-	bar := newProgressBar(env.stderr, "bundle "+ref.name, byteCounts)
+	bar := newProgressBar(env.stderr, "bundle "+ref.Name, byteCounts)
 	start := time.Now()
-	info, err := bundle.Write(ctx, *out, exe, ref.path, bundle.Options{
-		Name: ref.name, Compression: c, Level: *level, SHA256: ref.sha256, Progress: bar.update,
+	info, err := bundle.Write(ctx, *out, exe, ref.Path, bundle.Options{
+		Name: ref.Name, Compression: c, Level: *level, SHA256: ref.SHA256, Progress: bar.update,
 	})
 	bar.done()
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offgrid-ai/offgrid/agent"
-	"github.com/offgrid-ai/offgrid/internal/sandbox"
 	"github.com/offgrid-ai/offgrid/models/bundle"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -21,8 +19,6 @@ import (
 const asCLI = "OFFGRID_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
-	sandbox.Serve() // the test binary confines the bash tool's commands
-	agent.ServeTemplateCheck()
 	if os.Getenv(asCLI) == "1" {
 		main()
 	}

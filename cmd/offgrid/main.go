@@ -11,9 +11,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
-
-	"github.com/offgrid-ai/offgrid/agent"
-	"github.com/offgrid-ai/offgrid/internal/sandbox"
 )
 
 // command is one offgrid subcommand.
@@ -48,8 +45,6 @@ func commands() []command {
 }
 
 func main() {
-	sandbox.Serve()            // when re-executed to confine a bash command
-	agent.ServeTemplateCheck() // when re-executed to vet a chat template
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	ctx, stop := signal.NotifyContext(context.Background(), exitSignals(os.Args[1:])...)
 	defer stop()

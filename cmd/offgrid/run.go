@@ -15,6 +15,7 @@ import (
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/tools"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
@@ -74,7 +75,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	promptFile := fs.StringP("file", "f", "", "answer the prompt in FILE and exit, as -p does (llama.cpp's -f)")
 	systemFile := fs.String("system-prompt-file", "", "the system prompt, from FILE")
-	f.engine = addEngineFlags(fs, defaultCtxSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
+	f.engine = addEngineFlags(fs, launch.DefaultContextSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
 	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
 	fs.IntVar(&f.maxTokens, "n-predict", 1024, "llama.cpp's name of --max-tokens")
 	fs.MarkHidden("n-predict")
@@ -88,14 +89,14 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
 	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
 	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
-	fs.StringVar(&f.loop.profile, "profile", "", profileHelp())
-	fs.StringVar(&f.loop.assist, "assist", "", assistHelp())
+	fs.StringVar(&f.loop.Profile, "profile", "", profileHelp())
+	fs.StringVar(&f.loop.Assist, "assist", "", assistHelp())
 	fs.BoolVar(&f.verbosePrompt, "verbose-prompt", false, "print each rendered prompt and the model's raw reply to stderr")
 	fs.StringVar(&f.resultRole, "result-role", "tool", "show tool results in the template's tool role or a user message: tool or user")
 	// Loop settings a profile holds, for experiments.
-	fs.StringVar(&f.loop.onRepeat, "on-repeat", "", "a repeated identical call in a turn: stop, answer or another (default: the profile's)")
-	fs.StringVar(&f.loop.answer, "answer", "", "where the model answers after a repeat or a change: inline or separate (default: the profile's)")
-	fs.StringVar(&f.loop.results, "results", "", "how tool results are shown to the model: compact or full (default: the profile's)")
+	fs.StringVar(&f.loop.OnRepeat, "on-repeat", "", "a repeated identical call in a turn: stop, answer or another (default: the profile's)")
+	fs.StringVar(&f.loop.Answer, "answer", "", "where the model answers after a repeat or a change: inline or separate (default: the profile's)")
+	fs.StringVar(&f.loop.Results, "results", "", "how tool results are shown to the model: compact or full (default: the profile's)")
 	for _, name := range []string{"on-repeat", "answer", "results"} {
 		fs.MarkHidden(name)
 	}
@@ -131,11 +132,11 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 		return err
 	}
 	if fs.Changed("tool-choice") {
-		f.loop.toolChoice = f.toolChoice
+		f.loop.ToolChoice = f.toolChoice
 	}
-	f.loop.keepTemp = fs.Changed("temp")
-	f.loop.assist = joinSpecs(f.loop.assist, assistAliases())
-	if err := f.loop.check(); err != nil {
+	f.loop.KeepTemp = fs.Changed("temp")
+	f.loop.Assist = joinSpecs(f.loop.Assist, assistAliases())
+	if err := checkLoop(f.loop); err != nil {
 		return err
 	}
 
@@ -215,8 +216,8 @@ type loader struct {
 
 // loaded is a model ready to chat.
 type loaded struct {
-	m    *inference.Model
-	mc   *inference.Context
+	m    *launch.Model
+	sess *launch.Session
 	ag   *agent.Agent
 	cur  *curatorModel // nil without a curator
 	path string
@@ -225,81 +226,33 @@ type loaded struct {
 
 // Close frees the contexts and the model.
 func (l *loaded) Close() {
-	l.mc.Close()
+	l.sess.Close()
 	l.cur.Close()
 	l.m.Close()
 }
 
-// load opens the model ref names ("" is the default).
+// load opens the model ref names ("" is the default) and starts an agent
+// on it, as the offgrid library does (package launch).
 func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
-	mr, err := lookupModel(ctx, ld.env, ref)
-	if err != nil {
-		return nil, err
-	}
-	path := mr.path
 	f := ld.flags
-	m, err := inference.Load(path, f.engine.model())
+	m, err := launch.Open(ctx, ld.env.launch(), ref, f.engine.model())
 	if err != nil {
-		return nil, storedModelError(ld.env, mr, err)
-	}
-	info := agent.InfoFromModel(m)
-	// The model's profile (its measured settings), where the flags do not
-	// say otherwise.
-	profile, err := profileFor(ld.env, f.loop, path, info)
-	if err != nil {
-		m.Close()
 		return nil, err
 	}
-	opts, err := f.loop.apply(ld.opts, profile)
+	sess, err := m.Start(launch.Config{
+		Options: ld.opts, Settings: f.loop,
+		ContextSize: f.engine.ctxSize, Threads: f.engine.threads, NoPromptCache: f.noPromptCache,
+		Tools: ld.reg, Policy: ld.policy, Prompter: ld.prompter,
+	})
 	if err != nil {
 		m.Close()
-		return nil, err
+		return nil, usageSetting(err)
 	}
-	window, err := contextWindow(m, f.engine.ctxSize, ld.reg, &opts, ld.env.stderr)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: f.engine.threads})
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	sha := mr.sha256
-	if !f.noPromptCache {
-		sha = usePromptCache(ld.env, mc, path, sha)
-	}
-	ag, err := agent.New(agent.NewCompleter(mc, info), ld.reg, ld.policy, ld.prompter, opts)
-	if err != nil {
-		mc.Close()
-		m.Close()
-		return nil, err
-	}
-	l := &loaded{m: m, mc: mc, ag: ag, path: path, name: modelName(m, path)}
+	l := &loaded{m: m, sess: sess, ag: sess.Agent, path: m.Ref.Path, name: modelName(m.Model, m.Ref.Path)}
 	if ld.curator != nil {
-		l.cur = ld.curator.use(m, path, sha)
+		l.cur = ld.curator.use(m.Model, m.Ref.Path, sess.SHA256)
 	}
 	return l, nil
-}
-
-// storedModelError adds to err, the failed load of a stored model whose
-// file is no longer the size its manifest records, that the file was cut
-// short or changed since it was stored, and how to replace it.
-func storedModelError(env *cliEnv, mr modelRef, err error) error {
-	if mr.bundle != "" || mr.sha256 == "" {
-		return err
-	}
-	st, serr := openStore(env)
-	if serr != nil || st.Path(mr.name) != mr.path {
-		return err
-	}
-	m, gerr := st.Get(mr.name)
-	fi, serr := os.Stat(mr.path)
-	if gerr != nil || serr != nil || fi.Size() == m.Size {
-		return err
-	}
-	return fmt.Errorf("%w; the file is %d bytes, the store's manifest says %d: it was cut short or changed since it was stored "+
-		"(remove it with 'offgrid models rm %s' and pull it again)", err, fi.Size(), m.Size, mr.name)
 }
 
 func modelName(m *inference.Model, path string) string {

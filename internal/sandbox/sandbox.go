@@ -51,8 +51,13 @@ func (s Spec) validate() error {
 // Serve runs the hidden sub-command when the process was started as
 // `<exe> __sandbox-exec …`, and never returns then: it confines the
 // process and executes the command, or reports why it cannot and exits
-// with status 125. Otherwise it returns at once. Call it first in main
-// (and in TestMain of tests that run the bash tool confined).
+// A program that imports this package serves its hidden sub-command
+// before main runs (see Serve).
+func init() { Serve() }
+
+// with status 125. Otherwise it returns at once. The package's init calls
+// it, so any program that imports offgrid's tools serves it before main;
+// calling it again is harmless.
 func Serve() {
 	if len(os.Args) < 2 || os.Args[1] != Command {
 		return

@@ -2,9 +2,11 @@
 //
 // The engine's C and C++ sources come from the cgo packages of the Go module
 // github.com/ollama/ollama (see go.mod for the pinned version); importing
-// this package compiles them into the binary. Nothing from that module is
-// committed here: `make headers` links the public headers into include/,
-// a git-ignored folder that the inference package's cgo directives use.
+// this package compiles them into the binary. The public headers the
+// inference package's shim includes are the one part committed here, in
+// include/ (MIT, see include/LICENSE), so that any module importing
+// offgrid builds with `go build` alone; a test checks they are the pinned
+// module's, byte for byte.
 //
 // Build with CGO_CFLAGS/CGO_CXXFLAGS carrying SIMD flags (the Makefile does):
 // ggml's CPU kernels compiled without -march run several times slower.

@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"errors"
@@ -10,34 +10,33 @@ import (
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
-// defaultCtxSize is the window of offgrid run: room for a few tool
+// DefaultContextSize is offgrid's context window: room for a few tool
 // results of a few thousand tokens each on the catalog models, whose KV
-// cache then takes 96 MiB (Qwen2.5-Coder 0.5B) to 224 MiB (1.5B). See the
-// README for the cost of larger windows.
-const defaultCtxSize = 8192
+// cache then takes 96 MiB (Qwen2.5-Coder 0.5B) to 224 MiB (1.5B).
+const DefaultContextSize = 8192
 
 // resultRoom is the room a window must leave, beyond the system prompt,
 // the tool definitions and the reply budget, for requests and results.
 const resultRoom = 1024
 
-// errWindow is wrapped by a window that cannot be had.
-var errWindow = errors.New("context window")
+// ErrWindow is wrapped by a context window that cannot be had.
+var ErrWindow = errors.New("context window")
 
-// contextWindow chooses the context window for an agent over reg:
+// ContextWindow chooses the context window for an agent over reg:
 // requested tokens (0: the model's trained context). A window too small
 // for the system prompt, the tool definitions, the reply budget and some
 // room is raised, up to the trained context; if even that is too small,
 // the tools are described compactly (opts is changed). A window whose KV
 // cache cannot fit in the available memory is refused. Adjustments are
 // reported to warn.
-func contextWindow(m *inference.Model, requested int, reg *tools.Registry, opts *agent.Options, warn io.Writer) (int, error) {
+func ContextWindow(m *inference.Model, requested int, reg *tools.Registry, opts *agent.Options, warn io.Writer) (int, error) {
 	trained := m.ContextLength()
 	window := requested
 	if window <= 0 {
 		window = trained
 	}
 	if window <= 0 {
-		window = defaultCtxSize
+		window = DefaultContextSize
 	}
 	info := agent.InfoFromModel(m)
 	need := func() (int, int, error) {
@@ -74,10 +73,8 @@ func contextWindow(m *inference.Model, requested int, reg *tools.Registry, opts 
 	if avail, ok := inference.AvailableMemory(); ok {
 		if kv := m.KVCacheBytes(window); kv > avail {
 			return 0, fmt.Errorf("%w: a %d-token context needs %s for its KV cache, more than the %s of memory available; choose a smaller one with --ctx-size",
-				errWindow, window, mib(kv), mib(avail))
+				ErrWindow, window, HumanBytes(int64(kv)), HumanBytes(int64(avail)))
 		}
 	}
 	return window, nil
 }
-
-func mib(b uint64) string { return fmt.Sprintf("%d MiB", b>>20) }

@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/offgrid-ai/offgrid/models"
 )
 
-// promptCacheDir is where the prompt cache lives:
+// PromptCacheDir is where the prompt cache lives:
 // $XDG_CACHE_HOME/offgrid/prompts, else ~/.cache/offgrid/prompts.
-func promptCacheDir(env *cliEnv) (string, error) {
+func PromptCacheDir(env Env) (string, error) {
 	dir, err := models.CacheDir(env.getenv)
 	if err != nil {
 		return "", err
@@ -19,13 +19,13 @@ func promptCacheDir(env *cliEnv) (string, error) {
 	return filepath.Join(dir, "prompts"), nil
 }
 
-// usePromptCache gives c the prompt cache of the model at path (sha256 its
+// UsePromptCache gives c the prompt cache of the model at path (sha256 its
 // hash when known, else it is hashed once and remembered) and returns the
 // hash ("" if unknown). The cache is a speed-up: its problems are warnings
-// on stderr, never errors.
-func usePromptCache(env *cliEnv, c *inference.Context, path, sha256 string) string {
-	warn := func(err error) { fmt.Fprintf(env.stderr, "offgrid: warning: %v\n", err) }
-	dir, err := promptCacheDir(env)
+// on env's log, never errors.
+func UsePromptCache(env Env, c *inference.Context, path, sha256 string) string {
+	warn := func(err error) { fmt.Fprintf(env.log(), "offgrid: warning: %v\n", err) }
+	dir, err := PromptCacheDir(env)
 	if err != nil {
 		warn(fmt.Errorf("no prompt cache: %w", err))
 		return sha256
@@ -40,9 +40,9 @@ func usePromptCache(env *cliEnv, c *inference.Context, path, sha256 string) stri
 	return sha256
 }
 
-// removePromptCache removes the prompt cache entries of a model.
-func removePromptCache(env *cliEnv, sha256 string) error {
-	dir, err := promptCacheDir(env)
+// RemovePromptCache removes the prompt cache entries of a model.
+func RemovePromptCache(env Env, sha256 string) error {
+	dir, err := PromptCacheDir(env)
 	if err != nil {
 		return err
 	}
