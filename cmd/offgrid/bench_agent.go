@@ -85,7 +85,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 	if err != nil {
 		return err
 	}
-	suite.Tools = confinement() // bash runs as in offgrid run
+	suite.Tools = launch.Confinement() // bash runs as in offgrid run
 	if f.mcpConnect <= 0 {
 		return fmt.Errorf("%w: --mcp-connect-timeout must be positive", errUsage)
 	}

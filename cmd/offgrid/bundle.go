@@ -6,18 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/offgrid-ai/offgrid/models/bundle"
 )
 
-const bundleSynopsis = `bundle -m MODEL -o OUT [--compress zstd|none] [--level N]
+const bundleSynopsis = `bundle -m MODEL -o OUT [--exe PROGRAM] [--compress zstd|none] [--level N]
        offgrid bundle --inspect FILE [--verify] [--json]
 
-Write OUT: this offgrid executable with MODEL appended, so OUT runs
-anywhere with no model store; there, the default model is the bundled one.
-It is unpacked into $XDG_CACHE_HOME/offgrid/bundled on first use.`
+Write OUT: this offgrid executable (or PROGRAM, a Go program built with the
+offgrid library) with MODEL appended, so OUT runs anywhere with no model
+store; there, the default model is the bundled one. It is unpacked into
+$XDG_CACHE_HOME/offgrid/bundled on first use.`
 
 func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "bundle", bundleSynopsis)
@@ -25,6 +27,7 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	out := fs.StringP("output", "o", "", "the executable to write")
 	comp := fs.String("compress", "zstd", "payload compression: zstd or none")
 	level := fs.Int("level", 3, "zstd level, 1 (fastest) to 22 (smallest); GGUF weights shrink by only a few percent")
+	program := fs.String("exe", "", "the executable to carry the model: a program built with the offgrid library (default: this offgrid)")
 	inspect := fs.String("inspect", "", "print what the bundle FILE carries instead of writing one")
 	verify := fs.Bool("verify", false, "with --inspect: decompress the payload and check its SHA-256")
 	asJSON := fs.Bool("json", false, "with --inspect: print JSON")
@@ -57,9 +60,15 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find this executable to copy: %w", err)
+	exe := *program
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("cannot find this executable to copy: %w", err)
+		}
+	} else if fi, err := os.Stat(exe); err != nil {
+		return fmt.Errorf("%w: --exe: %v", errUsage, err)
+	} else if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%w: --exe: %s is not an executable file", errUsage, exe)
 	}
 	bar := newProgressBar(env.stderr, "bundle "+ref.Name, byteCounts)
 	start := time.Now()
@@ -71,8 +80,8 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	took := time.Since(start)
-	fmt.Fprintf(env.stdout, "%s: offgrid %s + %s %s as %s %s (%.1f%%) = %s, in %s (%.0f MB/s)\n",
-		*out, humanBytes(info.Offset), info.Name, humanBytes(info.Size), info.Compression, humanBytes(info.Length),
+	fmt.Fprintf(env.stdout, "%s: %s %s + %s %s as %s %s (%.1f%%) = %s, in %s (%.0f MB/s)\n",
+		*out, filepath.Base(exe), humanBytes(info.Offset), info.Name, humanBytes(info.Size), info.Compression, humanBytes(info.Length),
 		100*float64(info.Length)/float64(max(info.Size, 1)), humanBytes(info.FileSize()),
 		took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
 	return nil

@@ -76,14 +76,14 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	promptFile := fs.StringP("file", "f", "", "answer the prompt in FILE and exit, as -p does (llama.cpp's -f)")
 	systemFile := fs.String("system-prompt-file", "", "the system prompt, from FILE")
 	f.engine = addEngineFlags(fs, launch.DefaultContextSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
-	fs.IntVarP(&f.maxTokens, "max-tokens", "n", 1024, "cap on the tokens of each reply (0: no cap)")
-	fs.IntVar(&f.maxTokens, "n-predict", 1024, "llama.cpp's name of --max-tokens")
+	fs.IntVarP(&f.maxTokens, "max-tokens", "n", launch.DefaultMaxTokens, "cap on the tokens of each reply (0: no cap)")
+	fs.IntVar(&f.maxTokens, "n-predict", launch.DefaultMaxTokens, "llama.cpp's name of --max-tokens")
 	fs.MarkHidden("n-predict")
 	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto (text or calls), required (call a tool first) or none (no tools)")
 	fs.StringVar(&f.toolFormat, "tool-format", "auto", "tool-call format: auto (from the chat template), generic, hermes, llama3, mistral or pythonic")
 	fs.BoolVar(&f.parallel, "parallel", false, "allow several tool calls in one reply")
-	fs.IntVar(&f.maxIterations, "max-iterations", 10, "rounds of tool calls per message")
-	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 15, "tool calls per reply")
+	fs.IntVar(&f.maxIterations, "max-iterations", launch.DefaultMaxIterations, "rounds of tool calls per message")
+	fs.IntVar(&f.maxToolCalls, "max-tool-calls", launch.DefaultMaxToolCalls, "tool calls per reply")
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
 	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
@@ -291,17 +291,14 @@ func (f *runFlags) agentOptions() (agent.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	root := f.rootDir()
-	return agent.Options{
-		Mentions: func(request string) []tools.Mention { return tools.Mentioned(root, request) },
-		Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) },
-		System:   f.system, Format: format, ToolChoice: choice, Parallel: f.parallel, NoGrammar: f.noGrammar,
-		Sampling:      sampling,
-		MaxTokens:     f.maxTokens,
-		Limits:        agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls},
-		ResultsAsUser: f.resultRole == "user",
-		CompactTools:  f.compactTools,
-	}, nil
+	o = launch.Options(f.rootDir())
+	o.System, o.Format, o.ToolChoice, o.Parallel, o.NoGrammar = f.system, format, choice, f.parallel, f.noGrammar
+	o.Sampling = sampling
+	o.MaxTokens = f.maxTokens
+	o.Limits = agent.Limits{MaxIterations: f.maxIterations, MaxToolCalls: f.maxToolCalls}
+	o.ResultsAsUser = f.resultRole == "user"
+	o.CompactTools = f.compactTools
+	return o, nil
 }
 
 // eventPrinter shows a turn's events: streamed text, each call and its

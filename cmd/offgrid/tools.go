@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/internal/jsonx"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/tools"
 	"github.com/offgrid-ai/offgrid/tools/mcp"
 )
@@ -33,23 +33,10 @@ func cmdTools(ctx context.Context, env *cliEnv, args []string) error {
 	return fmt.Errorf("%w: unknown subcommand %q: want list or call", errUsage, args[0])
 }
 
-// builtinTools opens the built-in tool set over root ("" is the current
-// directory), with the bash tool confined (see [confinement]).
+// builtinTools returns the built-in tools confined to root (see
+// launch.BuiltinTools).
 func builtinTools(root string, opts ...tools.BuiltinOption) (*tools.Registry, error) {
-	if root == "" {
-		root = "."
-	}
-	return tools.Builtin(root, append(opts, confinement()...)...)
-}
-
-// confinement has the bash tool confine its commands with this executable
-// re-run as the sandbox helper (see sandbox.Serve in main).
-func confinement() []tools.BuiltinOption {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil // bash is then unconfined, and says so
-	}
-	return []tools.BuiltinOption{tools.WithConfinement(exe)}
+	return launch.BuiltinTools(root, opts...)
 }
 
 func toolsList(ctx context.Context, env *cliEnv, args []string) error {

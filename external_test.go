@@ -1,0 +1,98 @@
+package offgrid_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offgrid-ai/offgrid/models/bundle"
+	"github.com/offgrid-ai/offgrid/models/synth"
+)
+
+// TestExternalModule builds the examples as a module outside this
+// repository would: a go.mod that requires offgrid (replaced by this
+// checkout), nothing but `go build` with the documented CGO_CFLAGS, no
+// network (GOPROXY=off) and no `make` step. Then it runs them on the tiny
+// random-weight model: add from a store, zookeeper bundled into one
+// executable with the model and run with an empty store.
+func TestExternalModule(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("offgrid builds on unix")
+	}
+	checkout, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	goMod := "module example.com/zoo\n\ngo 1.26.0\n\nrequire github.com/offgrid-ai/offgrid v0.0.0\n\nreplace github.com/offgrid-ai/offgrid => " + checkout + "\n"
+	write(t, filepath.Join(dir, "go.mod"), goMod)
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	for _, ex := range []string{"add", "zookeeper"} {
+		src, err := os.ReadFile(filepath.Join("examples", ex, "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, ex, "main.go"), string(src))
+	}
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./...")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	start := time.Now()
+	defer func() { t.Logf("took %s", time.Since(start)) }()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build in a module outside the repository: %v\n%s", err, out)
+	}
+
+	t.Logf("built in %s", time.Since(start))
+	// add, on the store's default model (TestMain's tiny one).
+	run := func(exe string, env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(exe, args...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(exe), err, out.String(), errb.String())
+		}
+		t.Logf("%s ran by %s", filepath.Base(exe), time.Since(start))
+		return errb.String()
+	}
+	run(filepath.Join(bin, "add"), os.Environ(), "What is 2 + 3?")
+
+	// zookeeper with the model inside, on a machine with no store.
+	gguf := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.Write(gguf, synth.Options{Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	bundled := filepath.Join(t.TempDir(), "zookeeper-offline")
+	if _, err := bundle.Write(t.Context(), bundled, filepath.Join(bin, "zookeeper"), gguf, bundle.Options{Name: "tiny-zoo"}); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + empty, "OFFGRID_MODELS=" + filepath.Join(empty, "models"), "XDG_CACHE_HOME=" + filepath.Join(empty, "cache")}
+	stderr := run(bundled, env, "Has the lion been fed today?")
+	if !strings.Contains(stderr, "unpacking the bundled model tiny-zoo") {
+		t.Errorf("the bundled model was not the one used; stderr:\n%s", stderr)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
