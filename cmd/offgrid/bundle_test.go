@@ -266,3 +266,37 @@ func TestBundleUsage(t *testing.T) {
 		}
 	}
 }
+
+// --exe bundles another program (one built with the offgrid library);
+// what is not an executable file is a usage error.
+func TestBundleExe(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := filepath.Join(t.TempDir(), "program")
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(program, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "program-offline")
+	r := runExe(t, self, t.TempDir(), t.TempDir(), "bundle", "-m", synthFile(t), "--exe", program, "-o", out, "--compress", "none")
+	if r.code != 0 || !strings.Contains(r.stdout, "program ") {
+		t.Fatalf("bundle --exe: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || !bytes.HasPrefix(got, b) {
+		t.Fatalf("the bundle does not start with the program (%v)", err)
+	}
+	notExe := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(notExe, []byte("hi"), 0o644)
+	for _, bad := range []string{notExe, t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
+		r := runExe(t, self, t.TempDir(), t.TempDir(), "bundle", "-m", synthFile(t), "--exe", bad, "-o", filepath.Join(t.TempDir(), "x"))
+		if r.code != 2 || !strings.Contains(r.stderr, "--exe") {
+			t.Errorf("--exe %s: exit %d, stderr %q; want a usage error", bad, r.code, r.stderr)
+		}
+	}
+}
