@@ -163,7 +163,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		if len(*modelRefs) == 0 && len(*compare) == 0 {
 			return fmt.Errorf("%w: --speed wants -m MODEL or --compare RESULT.json", errUsage)
 		}
-		sf.ctxSize, sf.model = ef.ctxSize, ef.model()
+		sf.ctxSize, sf.model, sf.batch = ef.ctxSize, ef.model(), ef.batch
 		return benchSpeed(ctx, env, *modelRefs, sf, ef.threads, *asJSON, *compare)
 	}
 	if agentMode {
@@ -171,7 +171,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%w: --agent wants -m MODEL or --compare RESULTS.json", errUsage)
 		}
 		af.compare = *compare
-		af.ctxSize, af.model, af.csv = ef.ctxSize, ef.model(), *csvPath
+		af.ctxSize, af.model, af.csv, af.batch = ef.ctxSize, ef.model(), *csvPath, ef.batch
 		af.assistAliases = assistAliases()
 		af.set = map[string]bool{}
 		for _, name := range settingFlags {
@@ -212,7 +212,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --repeat must be at least 1", errUsage)
 	}
 
-	copts := inference.ContextOptions{Threads: ef.threads}
+	copts := ef.context(0)
 	if fs.Changed("ctx-size") {
 		copts.ContextSize = ef.ctxSize
 	}

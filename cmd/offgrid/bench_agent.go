@@ -34,6 +34,7 @@ var agentModes = map[string]func(*agent.Options){
 
 // agentBenchFlags are the flags of bench --agent.
 type agentBenchFlags struct {
+	batch                 int // -b: tokens decoded at once
 	suite                 string
 	modes, results, roles []string
 	toolPrompts           []string
@@ -193,7 +194,7 @@ func benchAgent(ctx context.Context, env *cliEnv, refs []string, f agentBenchFla
 		if err != nil {
 			return err
 		}
-		lctx, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, Threads: threads})
+		lctx, err := m.NewContext(inference.ContextOptions{ContextSize: f.ctxSize, BatchSize: f.batch, Threads: threads})
 		if err != nil {
 			m.Close()
 			return err

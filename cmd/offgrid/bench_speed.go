@@ -21,6 +21,7 @@ import (
 // speedFlags are the flags of bench --speed.
 type speedFlags struct {
 	promptTokens, genTokens, reps, ctxSize int
+	batch                                  int // -b: tokens decoded at once
 	model                                  inference.ModelOptions
 	grammarOut                             string
 }
@@ -101,7 +102,7 @@ func speedModel(ctx context.Context, env *cliEnv, mr launch.Ref, f speedFlags, t
 		return bench.SpeedResult{}, err
 	}
 	defer m.Close()
-	c, err := m.NewContext(inference.ContextOptions{ContextSize: max(f.ctxSize, f.promptTokens+f.genTokens+16), Threads: threads})
+	c, err := m.NewContext(inference.ContextOptions{ContextSize: max(f.ctxSize, f.promptTokens+f.genTokens+16), BatchSize: f.batch, Threads: threads})
 	if err != nil {
 		return bench.SpeedResult{}, err
 	}

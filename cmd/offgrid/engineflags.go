@@ -18,6 +18,8 @@ type engineFlags struct {
 	topK             int
 	seed             int64
 	gpuLayers        int
+	batch            int
+	noMmap           bool
 }
 
 // addEngineFlags adds the engine and sampling flags to fs. ctxSize and
@@ -28,6 +30,8 @@ func addEngineFlags(fs *pflag.FlagSet, ctxSize int, ctxHelp string, s inference.
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", ctxSize, ctxHelp)
 	fs.IntVarP(&f.threads, "threads", "t", 0, "CPU threads (0: one per physical core; 1 holds up best on a busy machine)")
 	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "layers to offload to a GPU, also -ngl (-1: all)")
+	fs.IntVarP(&f.batch, "batch-size", "b", 0, "tokens decoded at once when reading a prompt (0: 512)")
+	fs.BoolVar(&f.noMmap, "no-mmap", false, "read the model into memory instead of mapping the file")
 	fs.Float32Var(&f.temp, "temp", s.Temperature, "sampling temperature (0: greedy)")
 	fs.IntVar(&f.topK, "top-k", s.TopK, "top-k sampling (0: off)")
 	fs.Float32Var(&f.topP, "top-p", s.TopP, "top-p sampling (0 or 1: off)")
@@ -41,7 +45,12 @@ func addEngineFlags(fs *pflag.FlagSet, ctxSize int, ctxHelp string, s inference.
 
 // model returns the options models are loaded with.
 func (f *engineFlags) model() inference.ModelOptions {
-	return inference.ModelOptions{GPULayers: f.gpuLayers}
+	return inference.ModelOptions{GPULayers: f.gpuLayers, NoMmap: f.noMmap}
+}
+
+// context returns the options a context of size tokens is made with.
+func (f *engineFlags) context(size int) inference.ContextOptions {
+	return inference.ContextOptions{ContextSize: size, BatchSize: f.batch, Threads: f.threads}
 }
 
 // sampling returns the sampler settings; a seed of -1 is drawn at

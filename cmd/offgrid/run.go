@@ -241,7 +241,7 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	}
 	sess, err := m.Start(launch.Config{
 		Options: ld.opts, Settings: f.loop,
-		ContextSize: f.engine.ctxSize, Threads: f.engine.threads, NoPromptCache: f.noPromptCache,
+		ContextSize: f.engine.ctxSize, Threads: f.engine.threads, BatchSize: f.engine.batch, NoPromptCache: f.noPromptCache,
 		Tools: ld.reg, Policy: ld.policy, Prompter: ld.prompter,
 	})
 	if err != nil {

@@ -40,6 +40,8 @@ type Config struct {
 	ContextSize int
 	// Threads decode the model (0: the engine's default).
 	Threads int
+	// BatchSize is the tokens decoded at once (0: the engine's default).
+	BatchSize int
 	// NoPromptCache neither loads nor saves the prompt cache.
 	NoPromptCache bool
 	Tools         *tools.Registry
@@ -74,7 +76,7 @@ func (m *Model) Start(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: cfg.Threads})
+	mc, err := m.NewContext(inference.ContextOptions{ContextSize: window, BatchSize: cfg.BatchSize, Threads: cfg.Threads})
 	if err != nil {
 		return nil, err
 	}
