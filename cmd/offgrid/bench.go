@@ -125,7 +125,10 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 			fs.MarkHidden(f.Name)
 		}
 	})
-	if err := parseFlags(fs, args); err != nil {
+	isOwn := func(name string) bool {
+		return slices.Contains(own, name) || sub == "agent" && slices.ContainsFunc(agent.Assists(), func(a agent.Assist) bool { return a.Name == name })
+	}
+	if err := parseWithConfig(env, fs, "bench", isOwn, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -27,6 +27,10 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// flagsOnly, when set, is handed the flag set of run or bench, the
+	// config's defaults applied, instead of the command running (see
+	// offgrid config).
+	flagsOnly func(*pflag.FlagSet, *config)
 }
 
 // errUsage marks an error caused by bad command-line input (exit code 2).
@@ -40,6 +44,7 @@ func commands() []command {
 		{"bundle", "write one executable that carries a model", cmdBundle},
 		{"grammar", "print the GBNF grammar for a tool set", cmdGrammar},
 		{"tools", "list the built-in tools or call one", cmdTools},
+		{"config", "show the settings of run or bench and where each comes from", cmdConfig},
 		{"version", "print the version and the engine's system info", cmdVersion},
 	}
 }

@@ -103,7 +103,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	assistAliases := assistFlags(fs)
 	f.perm = addPermFlags(fs)
 	f.mcp = addMCPFlags(fs)
-	if err := parseFlags(fs, llamaAliases(args)); err != nil {
+	if err := parseWithConfig(env, fs, "run", nil, llamaAliases(args)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
