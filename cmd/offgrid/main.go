@@ -45,6 +45,7 @@ func commands() []command {
 		{"grammar", "print the GBNF grammar for a tool set", cmdGrammar},
 		{"tools", "list the built-in tools or call one", cmdTools},
 		{"config", "show the settings of run or bench and where each comes from", cmdConfig},
+		{"completion", "print a completion script for bash, zsh or fish", cmdCompletion},
 		{"version", "print the version and the engine's system info", cmdVersion},
 	}
 }
