@@ -17,6 +17,7 @@ type agentConfig struct {
 	assist     string
 	toolChoice string
 	seed       *uint32
+	template   string
 	temp       *float32
 }
 
@@ -54,6 +55,10 @@ func WithAssists(spec string) AgentOption { return func(c *agentConfig) { c.assi
 // WithToolChoice is auto (the model answers or calls), required (it calls
 // a tool first) or none (it cannot call tools).
 func WithToolChoice(choice string) AgentOption { return func(c *agentConfig) { c.toolChoice = choice } }
+
+// WithChatTemplate replaces the model's chat template with a Jinja
+// template of your own (vetted as the model's is).
+func WithChatTemplate(jinja string) AgentOption { return func(c *agentConfig) { c.template = jinja } }
 
 // WithSeed seeds the sampler, for reproducible answers.
 func WithSeed(seed uint32) AgentOption { return func(c *agentConfig) { c.seed = &seed } }

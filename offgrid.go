@@ -168,7 +168,7 @@ func (m *Model) Agent(ts *ToolSet, opts ...AgentOption) (*Agent, error) {
 	}
 	s, err := m.lm.Start(launch.Config{
 		Options: o, Settings: launch.Settings{Profile: c.profile, Assist: c.assist, ToolChoice: c.toolChoice, KeepTemp: c.temp != nil},
-		ContextSize: m.cfg.ctxSize, Threads: m.cfg.threads,
+		ContextSize: m.cfg.ctxSize, Threads: m.cfg.threads, ChatTemplate: c.template,
 		Tools: reg, Policy: policy, Prompter: c.prompter,
 	})
 	if err != nil {

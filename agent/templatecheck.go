@@ -218,3 +218,16 @@ func vetTemplate(info ModelInfo) error {
 	}
 	return nil
 }
+
+// VetTemplate reports why offgrid would not use info's chat template (it
+// fails a static check, the checker child refuses it, or it does not
+// parse), or nil. A model's own template that fails falls back to its
+// family's layout with a warning; a template the user chose should be an
+// error instead, and this is the check.
+func VetTemplate(info ModelInfo) error {
+	if err := vetTemplate(info); err != nil {
+		return err
+	}
+	_, err := parseJinja(info.Template)
+	return err
+}

@@ -128,6 +128,9 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) error {
 	isOwn := func(name string) bool {
 		return slices.Contains(own, name) || sub == "agent" && slices.ContainsFunc(agent.Assists(), func(a agent.Assist) bool { return a.Name == name })
 	}
+	// Spellings --assist replaced, kept for one release.
+	fs.MarkHidden("after-change") // --assist ±answer-after-change
+	fs.MarkHidden("examples")     // --assist ±tool-examples
 	if err := parseWithConfig(env, fs, "bench", isOwn, args); err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ Ctrl-D exits. With -p it answers once and exits.`
 // runFlags are the flags of offgrid run.
 type runFlags struct {
 	model, prompt, root, system string
+	chatTemplate                string // --chat-template-file's text
 	maxTokens                   int
 	toolChoice, toolFormat      string
 	parallel, noGrammar, asJSON bool
@@ -75,6 +76,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	promptFile := fs.StringP("file", "f", "", "answer the prompt in FILE and exit, as -p does (llama.cpp's -f)")
 	systemFile := fs.String("system-prompt-file", "", "the system prompt, from FILE")
+	templateFile := fs.String("chat-template-file", "", "a Jinja chat template from FILE, in place of the model's own")
 	f.engine = addEngineFlags(fs, launch.DefaultContextSize, "context window in tokens (0: the model's trained context, if memory allows); raised when the tool definitions need it", inference.DefaultSampling())
 	fs.IntVarP(&f.maxTokens, "max-tokens", "n", launch.DefaultMaxTokens, "cap on the tokens of each reply (0: no cap)")
 	fs.IntVar(&f.maxTokens, "n-predict", launch.DefaultMaxTokens, "llama.cpp's name of --max-tokens")
@@ -84,10 +86,14 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	fs.BoolVar(&f.parallel, "parallel", false, "allow several tool calls in one reply")
 	fs.IntVar(&f.maxIterations, "max-iterations", launch.DefaultMaxIterations, "rounds of tool calls per message")
 	fs.IntVar(&f.maxToolCalls, "max-tool-calls", launch.DefaultMaxToolCalls, "tool calls per reply")
-	fs.BoolVar(&f.noGrammar, "no-grammar", false, "do not constrain replies with the tool grammar (for comparison)")
+	grammarMode := fs.String("grammar", "on", "constrain tool calls with the tool grammar: on, or off (for comparison), as bench's --grammar")
+	fs.BoolVar(&f.noGrammar, "no-grammar", false, "--grammar off")
+	fs.MarkHidden("no-grammar")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per event on stdout, nothing else")
 	fs.BoolVar(&f.noPromptCache, "no-prompt-cache", false, "neither load nor save the prompt cache (the system prompt and tools' decoded state in $XDG_CACHE_HOME/offgrid/prompts)")
-	fs.BoolVar(&f.compactTools, "compact-tools", false, "describe the tools in a few lines (name(args): description) instead of the template's JSON schemas")
+	toolsPrompt := fs.String("tools-prompt", "template", "how the tools are described: template (the chat template's JSON schemas) or compact (name(args): description), as bench's --tools-prompt")
+	fs.BoolVar(&f.compactTools, "compact-tools", false, "--tools-prompt compact")
+	fs.MarkHidden("compact-tools")
 	fs.StringVar(&f.curator, "curator", "ranked", "what read_file shows of a long file read whole: ranked (the parts that share the request's words), model (the model picks among those; slower) or off (the file from its top)")
 	fs.StringVar(&f.loop.Profile, "profile", "", profileHelp())
 	fs.StringVar(&f.loop.Assist, "assist", "", assistHelp())
@@ -109,10 +115,25 @@ func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-ch
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (quote the prompt and pass it with -p)", errUsage, fs.Arg(0))
 	}
+	// One name per idea in run and bench; the old spellings stay hidden.
+	for _, c := range []struct {
+		flag, value, on, off string
+		to                   *bool
+	}{{"grammar", *grammarMode, "off", "on", &f.noGrammar}, {"tools-prompt", *toolsPrompt, "compact", "template", &f.compactTools}} {
+		switch {
+		case !fs.Changed(c.flag):
+		case c.value == c.on:
+			*c.to = true
+		case c.value == c.off:
+			*c.to = false
+		default:
+			return fmt.Errorf("%w: --%s: want %s or %s, not %q", errUsage, c.flag, c.off, c.on, c.value)
+		}
+	}
 	for _, in := range []struct {
 		flag, path string
 		to         *string
-	}{{"file", *promptFile, &f.prompt}, {"system-prompt-file", *systemFile, &f.system}} {
+	}{{"file", *promptFile, &f.prompt}, {"system-prompt-file", *systemFile, &f.system}, {"chat-template-file", *templateFile, &f.chatTemplate}} {
 		if in.path == "" {
 			continue
 		}
@@ -242,7 +263,8 @@ func (ld *loader) load(ctx context.Context, ref string) (*loaded, error) {
 	sess, err := m.Start(launch.Config{
 		Options: ld.opts, Settings: f.loop,
 		ContextSize: f.engine.ctxSize, Threads: f.engine.threads, BatchSize: f.engine.batch, NoPromptCache: f.noPromptCache,
-		Tools: ld.reg, Policy: ld.policy, Prompter: ld.prompter,
+		ChatTemplate: f.chatTemplate,
+		Tools:        ld.reg, Policy: ld.policy, Prompter: ld.prompter,
 	})
 	if err != nil {
 		m.Close()

@@ -393,3 +393,92 @@ func TestRunTruncatedStoredModel(t *testing.T) {
 		t.Errorf("models ls: %+v", r)
 	}
 }
+
+// --chat-template-file replaces the model's template: the prompt is laid
+// out by it; a template that does not parse is refused with the reason.
+func TestRunChatTemplateFile(t *testing.T) {
+	model := tinyModel(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jinja")
+	os.WriteFile(good, []byte("CUSTOM-TEMPLATE-MARK\n"+synth.ChatTemplate), 0o644)
+	bad := filepath.Join(dir, "bad.jinja")
+	os.WriteFile(bad, []byte("{% for m in messages %}{{ m.content }"), 0o644)
+	for _, tc := range []struct {
+		file string
+		code int
+		want string
+	}{
+		{good, 0, "CUSTOM-TEMPLATE-MARK"},
+		{bad, 1, "template"},
+		{filepath.Join(dir, "missing.jinja"), 2, "--chat-template-file"},
+	} {
+		env, errb := runEnv(t, "", &bytes.Buffer{})
+		code := runMain(t.Context(), env, []string{"run", "-m", model, "--root", t.TempDir(), "-p", "hi", "--chat-template-file", tc.file,
+			"--verbose-prompt", "--tool-choice", "none", "-n", "4", "-t", "1", "--seed", "1"})
+		if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%s: exit %d, want %d with %q in stderr:\n%s", filepath.Base(tc.file), code, tc.code, tc.want, errb.String())
+		}
+	}
+}
+
+// Every old spelling is hidden from --help and does what its new name
+// does: run's --no-grammar is --grammar off and --compact-tools is
+// --tools-prompt compact (the same prompt and reply, and another than
+// without them); bench's --after-change and --examples are --assist
+// ±answer-after-change and ±tool-examples (see TestBenchAgentProfile).
+func TestOldSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		cmd      []string
+		old, new string
+	}{
+		{[]string{"run"}, "--no-grammar", "--grammar"},
+		{[]string{"run"}, "--compact-tools", "--tools-prompt"},
+		{[]string{"run"}, "--n-predict", "--max-tokens"},
+		{[]string{"run"}, "--rewrite", "--assist"},
+		{[]string{"bench", "agent"}, "--after-change", "--assist"},
+		{[]string{"bench", "agent"}, "--examples", "--assist"},
+		{[]string{"bench", "agent"}, "--read-first", "--assist"},
+	} {
+		env, errb := runEnv(t, "", &bytes.Buffer{})
+		runMain(t.Context(), env, append(tc.cmd, "--help"))
+		help := errb.String()
+		if strings.Contains(help, tc.old+" ") || !strings.Contains(help, tc.new+" ") {
+			t.Errorf("%v --help: %s shown or %s missing", tc.cmd, tc.old, tc.new)
+		}
+	}
+	model := tinyModel(t)
+	root := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		env, errb := runEnv(t, "", &bytes.Buffer{})
+		base := []string{"run", "-m", model, "--root", root, "-p", "list the files", "--verbose-prompt", "--tool-choice", "required",
+			"--max-iterations", "1", "-n", "12", "-t", "1", "--seed", "5", "--temp", "0"}
+		if code := runMain(t.Context(), env, append(base, args...)); code > 1 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errb.String())
+		}
+		out := errb.String()
+		if i := strings.Index(out, "──── prompt"); i >= 0 {
+			out = out[i:]
+		}
+		if i := strings.LastIndex(out, "────\n"); i >= 0 {
+			out = out[:i] // the trace: prompts and replies
+		}
+		return out
+	}
+	for _, pair := range [][2][]string{
+		{{"--no-grammar"}, {"--grammar", "off"}},
+		{{"--compact-tools"}, {"--tools-prompt", "compact"}},
+	} {
+		old, renamed, plain := run(pair[0]...), run(pair[1]...), run()
+		if old != renamed {
+			t.Errorf("%v and %v differ:\n%s\n----\n%s", pair[0], pair[1], old, renamed)
+		}
+		if old == plain {
+			t.Errorf("%v changes nothing", pair[0])
+		}
+	}
+	env, errb := runEnv(t, "", &bytes.Buffer{})
+	if code := runMain(t.Context(), env, []string{"run", "-m", model, "-p", "x", "--grammar", "maybe"}); code != 2 || !strings.Contains(errb.String(), "--grammar: want on or off") {
+		t.Errorf("--grammar maybe: exit %d: %s", code, errb.String())
+	}
+}

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/agent/permission"
@@ -42,6 +43,9 @@ type Config struct {
 	Threads int
 	// BatchSize is the tokens decoded at once (0: the engine's default).
 	BatchSize int
+	// ChatTemplate, if set, is a Jinja chat template that replaces the
+	// model's own (it is vetted as the model's is).
+	ChatTemplate string
 	// NoPromptCache neither loads nor saves the prompt cache.
 	NoPromptCache bool
 	Tools         *tools.Registry
@@ -64,7 +68,14 @@ func (s *Session) Close() { s.Context.Close() }
 // Start creates a context on m and an agent over cfg.Tools, driven by the
 // model's profile with cfg.Settings over it.
 func (m *Model) Start(cfg Config) (*Session, error) {
-	profile, err := ProfileFor(m.env, cfg.Settings, m.Ref.Path, m.Info)
+	info := m.Info
+	if cfg.ChatTemplate != "" {
+		info.Template = cfg.ChatTemplate
+		if err := agent.VetTemplate(info); err != nil {
+			return nil, fmt.Errorf("the chat template given cannot be used: %w", err)
+		}
+	}
+	profile, err := ProfileFor(m.env, cfg.Settings, m.Ref.Path, info)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +95,7 @@ func (m *Model) Start(cfg Config) (*Session, error) {
 	if !cfg.NoPromptCache {
 		sha = UsePromptCache(m.env, mc, m.Ref.Path, sha)
 	}
-	ag, err := agent.New(agent.NewCompleter(mc, m.Info), cfg.Tools, cfg.Policy, cfg.Prompter, opts)
+	ag, err := agent.New(agent.NewCompleter(mc, info), cfg.Tools, cfg.Policy, cfg.Prompter, opts)
 	if err != nil {
 		mc.Close()
 		return nil, err
