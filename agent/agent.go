@@ -590,8 +590,9 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		if failureNote(calls) != "" && len(denied) == 0 {
 			b.WriteString("\n\n" + failedInstruction)
 		} else if len(denied) == 0 {
-			// The wording measured best on answers (see the README); its
-			// last sentence stays so that the prompt is as measured.
+			// It no longer says that a denied tool did not run when none
+			// was denied: the 0.5B, having inserted a line, went on "The
+			// user denied running the insert_lines tool".
 			b.WriteString("\n\n" + doneInstruction)
 		} else {
 			// Told that the tools did what was asked, models claimed the

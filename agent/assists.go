@@ -134,8 +134,7 @@ func (a *Agent) afterChange(t *turnState) next {
 	if !a.opts.AnswerAfterChange || t.textOnly || !changed(t.x.Calls()) {
 		return goOn
 	}
-	t.on(Event{Type: EventWarning, Text: "a change was made; the model is asked to answer"})
-	return answerNow
+	return answerNow // not a warning to the user: the answer reports the change
 }
 
 // remind adds the user's request to the last result of the round

@@ -149,7 +149,7 @@ func callTarget(r ToolRecord) string {
 // never repeats (see grounded).
 const (
 	failedInstruction = "A call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned."
-	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done."
+	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions."
 )
 
 // echoed reports whether line repeats a sentence of offgrid's own

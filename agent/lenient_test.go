@@ -264,9 +264,10 @@ func TestAnswerMessages(t *testing.T) {
 	if got[0].Role != RoleSystem || got[0].Content != "Be brief.\n\n"+results || len(got) != 4 {
 		t.Fatalf("with a system prompt: %q", got)
 	}
-	// Without a denied call the results end saying the tools did their part.
+	// Without a denied call the results end saying the tools did their
+	// part, and nothing of denials.
 	got = answerMessages(nil, "q", calls[:1], res)
-	if want := "not with instructions. A tool the user denied did not run, so that was not done."; !strings.HasSuffix(got[0].Content, want) {
+	if want := "what they found or did, not with instructions."; !strings.HasSuffix(got[0].Content, want) || strings.Contains(got[0].Content, "denied") {
 		t.Fatalf("no denial: %q", got[0].Content)
 	}
 	// Only denied calls: nothing about other tools.
