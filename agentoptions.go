@@ -3,6 +3,7 @@ package offgrid
 import (
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // An AgentOption configures Model.Agent.
@@ -12,6 +13,7 @@ type agentConfig struct {
 	system     string
 	events     func(Event)
 	perm       permission.Config
+	permSet    bool // WithPermissions was given
 	prompter   permission.Prompter
 	profile    string
 	assist     string
@@ -29,12 +31,14 @@ func WithSystem(prompt string) AgentOption { return func(c *agentConfig) { c.sys
 // events `offgrid run --json` prints.
 func WithEvents(fn func(Event)) AgentOption { return func(c *agentConfig) { c.events = fn } }
 
-// WithPermissions decides which tool calls run. By default, safe tools
-// (your Func tools, and the built-in tools that only read) run and every
-// other call is refused: there is nobody to ask. permission.Config{AllowAll:
-// true} runs everything; MaxRisk raises the bar; WithPrompter asks.
+// WithPermissions decides which tool calls run. By default the tools up
+// to medium risk run: your Func tools and the built-in tools that list,
+// read and search (confined to Builtin's root); the ones that change
+// files or run commands (high risk) are refused, as there is nobody to
+// ask. permission.Config{AllowAll: true} runs everything, a zero Config
+// only the safe tools; WithPrompter asks.
 func WithPermissions(cfg permission.Config) AgentOption {
-	return func(c *agentConfig) { c.perm = cfg }
+	return func(c *agentConfig) { c.perm = cfg; c.permSet = true }
 }
 
 // WithPrompter asks p about calls the permissions leave open.
@@ -68,5 +72,8 @@ func WithSeed(seed uint32) AgentOption { return func(c *agentConfig) { c.seed = 
 func WithTemperature(t float32) AgentOption { return func(c *agentConfig) { c.temp = &t } }
 
 func (c *agentConfig) policy() (agent.Policy, error) {
+	if !c.permSet {
+		c.perm.MaxRisk = tools.Medium
+	}
 	return permission.New(c.perm)
 }

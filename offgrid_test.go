@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -137,5 +138,42 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := Open(ctx, "", isolated(t)); err == nil || !strings.Contains(err.Error(), "default") {
 		t.Errorf("Open(default) on an empty store = %v", err)
+	}
+}
+
+// By default an agent reads and searches but does not change files or
+// run commands: nobody is there to ask. WithPermissions decides instead.
+func TestDefaultPermissions(t *testing.T) {
+	reg, _, err := Tools(Builtin(t.TempDir())).registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := func(opts ...AgentOption) map[string]permission.Verdict {
+		var c agentConfig
+		for _, o := range opts {
+			o(&c)
+		}
+		p, err := c.policy()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]permission.Verdict{}
+		for _, name := range []string{"ls", "read_file", "grep_search", "write_file", "bash"} {
+			tool, _ := reg.Lookup(name)
+			out[name] = p.Evaluate(tool, []byte(`{}`))
+		}
+		return out
+	}
+	def := verdicts()
+	for name, want := range map[string]permission.Verdict{"ls": permission.Allow, "read_file": permission.Allow, "grep_search": permission.Allow, "write_file": permission.Deny, "bash": permission.Deny} {
+		if def[name] != want {
+			t.Errorf("default: %s = %v, want %v", name, def[name], want)
+		}
+	}
+	if all := verdicts(WithPermissions(permission.Config{AllowAll: true})); all["bash"] != permission.Allow || all["write_file"] != permission.Allow {
+		t.Errorf("AllowAll: %v", all)
+	}
+	if safe := verdicts(WithPermissions(permission.Config{})); safe["read_file"] != permission.Deny || safe["ls"] != permission.Allow {
+		t.Errorf("zero Config: %v", safe)
 	}
 }

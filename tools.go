@@ -21,7 +21,7 @@ type Tool struct {
 // Builtin is offgrid's built-in tools (ls, read_file, write_file,
 // replace_lines, insert_lines, grep_search, get_current_time, tasks and
 // bash), every path confined to root. The tools that change files or run
-// commands need WithPermissions to run.
+// commands (high risk) need WithPermissions to run.
 func Builtin(root string) Tool { return Tool{builtin: true, root: root} }
 
 // Func is a tool that calls fn. Its arguments are the fields of the

@@ -25,6 +25,7 @@ import (
 
 	"github.com/offgrid-ai/offgrid"
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // animals are the zoo's residents.
@@ -110,7 +111,8 @@ func main() {
 		offgrid.Func("fed_on", "What each animal was fed on a day", k.fedOn),
 	),
 		offgrid.WithSystem("You are the zoo's feeding assistant. Today is "+k.now().Format("Monday, 2 January 2006")+"."),
-		offgrid.WithPermissions(permission.Config{}), // both tools are the program's own: they run without asking
+		// Both tools are the program's own and safe: they run without asking.
+		offgrid.WithPermissions(permission.Config{MaxRisk: tools.Safe}),
 	)
 	if err != nil {
 		log.Fatal(err)
