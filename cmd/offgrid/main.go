@@ -74,6 +74,16 @@ func exitSignals(args []string) []os.Signal {
 
 // runMain dispatches to a command and maps its error to an exit code.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 3 && args[0] == "help" && args[1] == "--markdown" {
+		// The README's flag table of run or bench.
+		t, err := flagTable(args[2])
+		if err != nil {
+			fmt.Fprintf(env.stderr, "offgrid help: %v\n", err)
+			return 2
+		}
+		fmt.Fprint(env.stdout, t)
+		return 0
+	}
 	if len(args) > 1 && args[0] == "help" {
 		// offgrid help CMD [SUB] is offgrid CMD [SUB] --help.
 		return runMain(ctx, env, append(slices.Clone(args[1:]), "--help"))

@@ -70,7 +70,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-chan os.Signal) error {
 	fs := newFlagSet(env, "run", runSynopsis)
 	var f runFlags
-	fs.StringVarP(&f.model, "model", "m", "", "model: a store name, a GGUF path, or empty for the default model")
+	fs.StringVarP(&f.model, "model", "m", "", "model: a store or catalog name, a GGUF path or URL (http, https, hf://OWNER/REPO/FILE.gguf); default: the default model")
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
 	fs.StringVar(&f.root, "root", "", "the directory the tools work in (default: the current directory)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
