@@ -204,6 +204,21 @@ func (a *Agent) Send(ctx context.Context, request string) (agent.Turn, error) {
 	return s.Agent.Send(ctx, request, on)
 }
 
+// Warm decodes the system prompt and tool definitions this agent's first
+// requests start with and keeps them in offgrid's prompt cache, so that
+// the first answer of a later process (or of a later agent with the same
+// tools) starts in about a second. Call it before the conversation starts,
+// for example once after installing.
+func (a *Agent) Warm(ctx context.Context) error {
+	a.m.mu.Lock()
+	s := a.s
+	a.m.mu.Unlock()
+	if s == nil {
+		return ErrClosed
+	}
+	return s.Agent.Warm(ctx)
+}
+
 // Profile names the agent profile that drives the model (see `offgrid
 // models show`).
 func (a *Agent) Profile() string { return a.profile }

@@ -177,3 +177,41 @@ func TestDefaultPermissions(t *testing.T) {
 		t.Errorf("zero Config: %v", safe)
 	}
 }
+
+// Agent.Warm fills the prompt cache for the agent's own tools: a second
+// agent's first reply loads its head.
+func TestAgentWarm(t *testing.T) {
+	ctx := t.Context()
+	m, err := Open(ctx, tinyModel(t), isolated(t), WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	add := Func("add", "Add two integers", func(_ context.Context, p pair) (int, error) { return p.A + p.B, nil })
+	a, err := m.Agent(Tools(add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var loaded int
+	b, err := m.Agent(Tools(add), WithEvents(func(e Event) {
+		if e.Type == "stats" && loaded == 0 {
+			loaded = e.Stats.PromptLoaded
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Send(ctx, "What is 2 + 3?"); err != nil {
+		t.Fatal(err)
+	}
+	if loaded == 0 {
+		t.Error("the first reply loaded nothing from the cache Warm filled")
+	}
+	a.Close()
+	if err := a.Warm(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("Warm after Close = %v", err)
+	}
+}

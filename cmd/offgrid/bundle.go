@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/inference/promptcache"
+	"github.com/offgrid-ai/offgrid/internal/launch"
 	"github.com/offgrid-ai/offgrid/models/bundle"
 )
 
@@ -27,6 +29,7 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	out := fs.StringP("output", "o", "", "the executable to write")
 	comp := fs.String("compress", "zstd", "payload compression: zstd or none")
 	level := fs.Int("level", 3, "zstd level, 1 (fastest) to 22 (smallest); GGUF weights shrink by only a few percent")
+	noCache := fs.Bool("no-prompt-cache", false, "do not carry the model's prompt cache (offgrid run's first prompts, precomputed; not carried with --exe, whose tools are its own)")
 	program := fs.String("exe", "", "the executable to carry the model: a program built with the offgrid library (default: this offgrid)")
 	inspect := fs.String("inspect", "", "print what the bundle FILE carries instead of writing one")
 	verify := fs.Bool("verify", false, "with --inspect: decompress the payload and check its SHA-256")
@@ -70,10 +73,23 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 	} else if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		return fmt.Errorf("%w: --exe: %s is not an executable file", errUsage, exe)
 	}
+	var files []string
+	if !*noCache && *program == "" {
+		// offgrid run's first prompts on this model, precomputed, so the
+		// bundle's first answer is fast on the machine it goes to.
+		warmModel(ctx, env, ref.Path, false)
+		sha := ref.SHA256
+		if sha == "" {
+			if dir, err := launch.PromptCacheDir(env.launch()); err == nil {
+				sha, _ = promptcache.ModelSHA256(dir, ref.Path)
+			}
+		}
+		files, _ = launch.PromptCacheFiles(env.launch(), sha)
+	}
 	bar := newProgressBar(env.stderr, "bundle "+ref.Name, byteCounts)
 	start := time.Now()
 	info, err := bundle.Write(ctx, *out, exe, ref.Path, bundle.Options{
-		Name: ref.Name, Compression: c, Level: *level, SHA256: ref.SHA256, Progress: bar.update,
+		Name: ref.Name, Compression: c, Level: *level, SHA256: ref.SHA256, Progress: bar.update, Files: files,
 	})
 	bar.done()
 	if err != nil {
@@ -84,6 +100,9 @@ func cmdBundle(ctx context.Context, env *cliEnv, args []string) error {
 		*out, filepath.Base(exe), humanBytes(info.Offset), info.Name, humanBytes(info.Size), info.Compression, humanBytes(info.Length),
 		100*float64(info.Length)/float64(max(info.Size, 1)), humanBytes(info.FileSize()),
 		took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
+	if info.Extras > 0 {
+		fmt.Fprintf(env.stdout, "%s: with the prompt cache (%d entries, %s): the first answer where it runs starts in about a second\n", *out, len(files), humanBytes(info.Extras))
+	}
 	return nil
 }
 
@@ -121,6 +140,9 @@ func inspectBundle(ctx context.Context, env *cliEnv, path string, verify, asJSON
 	fmt.Fprintf(tw, "model\t%s\n", info.Name)
 	fmt.Fprintf(tw, "model size\t%s (%d bytes)\n", humanBytes(info.Size), info.Size)
 	fmt.Fprintf(tw, "sha256\t%s\n", info.SHA256)
+	if info.Extras > 0 {
+		fmt.Fprintf(tw, "files\t%s after the payload (the prompt cache)\n", humanBytes(info.Extras))
+	}
 	fmt.Fprintf(tw, "payload\t%s, %s (%.1f%% of the model) at offset %d\n", info.Compression, humanBytes(info.Length),
 		100*float64(info.Length)/float64(max(info.Size, 1)), info.Offset)
 	fmt.Fprintf(tw, "format\tversion %d\n", info.Version)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/models/bundle"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
@@ -298,5 +299,36 @@ func TestBundleExe(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "--exe") {
 			t.Errorf("--exe %s: exit %d, stderr %q; want a usage error", bad, r.code, r.stderr)
 		}
+	}
+}
+
+// A bundle carries its model's prompt cache, as `models warm` makes it:
+// on a machine with an empty cache, the bundle's first request loads the
+// system prompt and tool definitions instead of decoding them.
+// --no-prompt-cache leaves the cache out.
+func TestBundleCarriesPromptCache(t *testing.T) {
+	exe, info := makeBundle(t, "--compress", "none")
+	if info.Extras == 0 {
+		t.Fatalf("the bundle carries no prompt cache: %+v", info)
+	}
+	data, cache := t.TempDir(), t.TempDir()
+	root := t.TempDir()
+	r := runExe(t, exe, data, cache, "run", "--root", root, "-p", "list the files", "--json", "-n", "8", "-t", "1", "--seed", "1", "--max-iterations", "1")
+	if r.code > 1 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	var first *agent.Stats
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var e agent.Event
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == agent.EventStats && first == nil {
+			first = e.Stats
+		}
+	}
+	if first == nil || first.PromptLoaded == 0 {
+		t.Fatalf("first reply's stats %+v: want its head loaded from the carried cache\n%s", first, r.stderr)
+	}
+	_, plain := makeBundle(t, "--compress", "none", "--no-prompt-cache")
+	if plain.Extras != 0 || plain.Version != 1 {
+		t.Errorf("--no-prompt-cache: %+v", plain)
 	}
 }

@@ -1,8 +1,11 @@
+//go:build cgo
+
 package launch
 
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/offgrid-ai/offgrid/inference"
 	"github.com/offgrid-ai/offgrid/inference/promptcache"
@@ -38,6 +41,16 @@ func UsePromptCache(env Env, c *inference.Context, path, sha256 string) string {
 	}
 	c.SetPrefixCache(promptcache.New(dir, sha256, promptcache.Options{Warn: warn}))
 	return sha256
+}
+
+// PromptCacheFiles returns the prompt cache entries of the model whose
+// hash is sha256 (see package promptcache's file names).
+func PromptCacheFiles(env Env, sha256 string) ([]string, error) {
+	dir, err := PromptCacheDir(env)
+	if err != nil || len(sha256) < 16 {
+		return nil, err
+	}
+	return filepath.Glob(filepath.Join(dir, strings.ToLower(sha256[:16])+"-*.kv"))
 }
 
 // RemovePromptCache removes the prompt cache entries of a model.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package launch
 
 import (
@@ -221,6 +223,7 @@ func ExtractBundled(ctx context.Context, env Env, exe string, info bundle.Info) 
 	if bundle.Cached(dir, info) {
 		return bundle.Extract(ctx, exe, info, dir) // finds it, and clears stale temporary files
 	}
+
 	log := env.log()
 	fmt.Fprintf(log, "offgrid: unpacking the bundled model %s (%s) into %s (first run only)... ", info.Name, HumanBytes(info.Size), dir)
 	start := time.Now()
@@ -231,6 +234,13 @@ func ExtractBundled(ctx context.Context, env Env, exe string, info bundle.Info) 
 	}
 	took := time.Since(start)
 	fmt.Fprintf(log, "done in %s (%.0f MB/s)\n", took.Round(time.Millisecond), float64(info.Size)/1e6/took.Seconds())
+	// The prompt cache the bundle carries, once the model is known good;
+	// a failure costs speed only.
+	if pc, err := PromptCacheDir(env); err == nil {
+		if _, err := bundle.ExtractFiles(ctx, exe, info, pc); err != nil {
+			fmt.Fprintf(log, "offgrid: warning: the bundled prompt cache: %v\n", err)
+		}
+	}
 	return path, nil
 }
 

@@ -57,6 +57,9 @@ func readInfo(r io.ReaderAt, size int64) (Info, error) {
 
 // Options configures Write.
 type Options struct {
+	// Files go with the model, by their base names: the model's prompt
+	// cache entries, unpacked by ExtractFiles on the machine it runs on.
+	Files []string
 	// Name is the model name the bundle records (required).
 	Name string
 	// Compression of the payload; the zero value stores the GGUF as is.
@@ -149,8 +152,14 @@ func Write(ctx context.Context, out, exe, model string, opt Options) (Info, erro
 		return Info{}, fmt.Errorf("bundle: payload: %w", err)
 	}
 	info := Info{
-		Version: Version, Compression: opt.Compression, Offset: prefix, Length: length,
+		Version: 1, Compression: opt.Compression, Offset: prefix, Length: length,
 		Size: src.n, SHA256: hex.EncodeToString(h.Sum(nil)), Name: opt.Name,
+	}
+	if len(opt.Files) > 0 {
+		if info.Extras, err = writeFiles(ctx, tmp, opt.Files); err != nil {
+			return Info{}, fmt.Errorf("bundle: files: %w", err)
+		}
+		info.Version = 2
 	}
 	if opt.SHA256 != "" && !strings.EqualFold(opt.SHA256, info.SHA256) {
 		return Info{}, fmt.Errorf("bundle: %s hashes to %s, want %s", model, info.SHA256, strings.ToLower(opt.SHA256))

@@ -117,7 +117,7 @@ func TestWriteReadExtract(t *testing.T) {
 				t.Errorf("mode %v, want 0755", fi.Mode().Perm())
 			}
 			mi, _ := os.Stat(tc.model)
-			want := Info{Version: Version, Compression: tc.comp, Offset: exeSize, Length: info.Length, Size: mi.Size(), SHA256: fileSum(t, tc.model), Name: "tiny"}
+			want := Info{Version: 1, Compression: tc.comp, Offset: exeSize, Length: info.Length, Size: mi.Size(), SHA256: fileSum(t, tc.model), Name: "tiny"}
 			if info != want {
 				t.Errorf("Write = %+v, want %+v", info, want)
 			}
@@ -357,7 +357,7 @@ func TestWriteCanceled(t *testing.T) {
 }
 
 func TestTrailerRoundTrip(t *testing.T) {
-	in := Info{Version: Version, Compression: Zstd, Offset: 1 << 33, Length: 12345, Size: 99999, SHA256: strings.Repeat("0f", 32), Name: strings.Repeat("x", maxName)}
+	in := Info{Version: 1, Compression: Zstd, Offset: 1 << 33, Length: 12345, Size: 99999, SHA256: strings.Repeat("0f", 32), Name: strings.Repeat("x", maxName)}
 	b, err := in.marshal()
 	if err != nil {
 		t.Fatal(err)

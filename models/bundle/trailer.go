@@ -12,8 +12,9 @@ import (
 // TrailerSize is the size of the trailer at the end of a bundle.
 const TrailerSize = 256
 
-// Version is the trailer format this package writes and reads.
-const Version = 1
+// Version is the newest trailer format this package writes and reads:
+// 2 when a bundle carries files after the model, else 1.
+const Version = 2
 
 // maxName is the room for the model name in the trailer.
 const maxName = 128
@@ -81,10 +82,14 @@ type Info struct {
 	Size        int64       `json:"size"`           // GGUF bytes after decompression
 	SHA256      string      `json:"sha256"`         // hex SHA-256 of the GGUF
 	Name        string      `json:"name"`           // model name
+	// Extras is the length of the files section after the payload (a tar
+	// of files such as the model's prompt cache; see Options.Files), 0
+	// when there is none.
+	Extras int64 `json:"extras_length,omitempty"`
 }
 
 // FileSize is the size of the whole bundle the trailer describes.
-func (i Info) FileSize() int64 { return i.Offset + i.Length + TrailerSize }
+func (i Info) FileSize() int64 { return i.Offset + i.Length + i.Extras + TrailerSize }
 
 // marshal encodes the trailer.
 func (i Info) marshal() ([]byte, error) {
@@ -95,12 +100,16 @@ func (i Info) marshal() ([]byte, error) {
 	if len(i.Name) > maxName {
 		return nil, fmt.Errorf("bundle: model name %q is longer than %d bytes", i.Name, maxName)
 	}
-	if i.Offset < 0 || i.Length < 0 || i.Size < 0 {
+	if i.Offset < 0 || i.Length < 0 || i.Size < 0 || i.Extras < 0 {
 		return nil, fmt.Errorf("bundle: negative offset or size")
 	}
 	b := make([]byte, TrailerSize)
 	le := binary.LittleEndian
-	le.PutUint32(b[0:], Version)
+	version := uint32(1)
+	if i.Extras > 0 {
+		version = 2
+	}
+	le.PutUint32(b[0:], version)
 	le.PutUint32(b[4:], uint32(i.Compression))
 	le.PutUint64(b[8:], uint64(i.Offset))
 	le.PutUint64(b[16:], uint64(i.Length))
@@ -108,6 +117,7 @@ func (i Info) marshal() ([]byte, error) {
 	copy(b[32:64], sum)
 	le.PutUint16(b[64:], uint16(len(i.Name)))
 	copy(b[66:66+maxName], i.Name)
+	le.PutUint64(b[194:], uint64(i.Extras))
 	le.PutUint32(b[244:], crc32.ChecksumIEEE(b[:244]))
 	copy(b[248:], magic)
 	return b, nil
@@ -129,21 +139,21 @@ func unmarshal(b []byte, fileSize int64) (Info, error) {
 		Compression: Compression(le.Uint32(b[4:])),
 		SHA256:      hex.EncodeToString(b[32:64]),
 	}
-	if i.Version != Version {
+	if i.Version != 1 && i.Version != Version {
 		return Info{}, fmt.Errorf("%w: trailer version %d, this offgrid reads version %d", ErrCorrupt, i.Version, Version)
 	}
 	if i.Compression != None && i.Compression != Zstd {
 		return Info{}, fmt.Errorf("%w: unknown %v", ErrCorrupt, i.Compression)
 	}
-	off, length, size := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	off, length, size, extras := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]), le.Uint64(b[194:])
 	const limit = 1 << 62
-	if off > limit || length > limit || size > limit || off+length+TrailerSize != uint64(fileSize) {
+	if off > limit || length > limit || size > limit || extras > limit || off+length+extras+TrailerSize != uint64(fileSize) {
 		return Info{}, fmt.Errorf("%w: trailer says payload at %d, %d bytes, which does not fit a %d-byte file (truncated?)", ErrCorrupt, off, length, fileSize)
 	}
 	if i.Compression == None && length != size {
 		return Info{}, fmt.Errorf("%w: uncompressed payload of %d bytes for a %d-byte model", ErrCorrupt, length, size)
 	}
-	i.Offset, i.Length, i.Size = int64(off), int64(length), int64(size)
+	i.Offset, i.Length, i.Size, i.Extras = int64(off), int64(length), int64(size), int64(extras)
 	n := int(le.Uint16(b[64:]))
 	if n == 0 || n > maxName {
 		return Info{}, fmt.Errorf("%w: model name length %d", ErrCorrupt, n)
