@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,6 +228,27 @@ func TestHelp(t *testing.T) {
 		}}
 		if code := runMain(t.Context(), env, tc.args); code != 0 || !strings.Contains(errb.String()+out.String(), tc.has) {
 			t.Errorf("%v: exit %d, want 0 and %q in:\n%s", tc.args, code, tc.has, errb.String())
+		}
+	}
+	// Every command and sub-command answers help X and X --help.
+	cmds := [][]string{}
+	for _, c := range commands() {
+		cmds = append(cmds, []string{c.name})
+	}
+	for _, sub := range strings.Split(modelsSubcommands, ", ") {
+		cmds = append(cmds, []string{"models", sub})
+	}
+	for _, sub := range []string{"bfcl", "agent", "speed", "curator", "merge"} {
+		cmds = append(cmds, []string{"bench", sub})
+	}
+	cmds = append(cmds, []string{"tools", "list"}, []string{"tools", "call"})
+	for _, c := range cmds {
+		for _, args := range [][]string{append([]string{"help"}, c...), append(slices.Clone(c), "--help")} {
+			var out, errb bytes.Buffer
+			env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return "" }}
+			if code := runMain(t.Context(), env, args); code != 0 || !strings.Contains(errb.String()+out.String(), "Usage:") {
+				t.Errorf("%v: exit %d, usage shown: %v", args, code, strings.Contains(errb.String()+out.String(), "Usage:"))
+			}
 		}
 	}
 	r := modelsCLI(t, dir, "show", synthFile(t), "--json")
