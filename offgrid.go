@@ -125,9 +125,18 @@ func (m *Model) Close() error {
 // ErrClosed is returned for a model or an agent used after Close.
 var ErrClosed = errors.New("offgrid: closed")
 
-// Event is something that happened during an agent's turn: streamed text,
-// a tool call, its result, the final answer (see WithEvents).
+// Event is something that happened during an agent's turn (see
+// WithEvents). Its Type says what: EventToken (Text: streamed text),
+// EventToolCall (Tool, Arguments: a call about to run), EventToolResult
+// (Record: the call with its Result; Record.OK(), Record.Result.Text()),
+// EventFinal (Text: the answer), EventError (Code, Text: a failure, or a
+// limit that ended the turn). The fields are package agent's Event.
 type Event = agent.Event
+
+// Turn is the outcome of one request (see Agent.Send): the answer
+// (Content), each call with its result (Calls), and Stop, set when a limit
+// ended the turn (at most 10 rounds of calls, 15 calls a reply).
+type Turn = agent.Turn
 
 // Agent holds a conversation with a model that calls tools. It is not safe
 // for concurrent use; start one agent per conversation.
@@ -181,8 +190,8 @@ func (m *Model) Agent(ts *ToolSet, opts ...AgentOption) (*Agent, error) {
 
 // Ask sends request to the model and returns its final answer, after the
 // tool calls it made; WithEvents shows them as they happen. A limit that
-// ended the turn early (too many tool calls) is not an error: the answer
-// says so.
+// ended the turn early (see Turn) is not an error: the answer says so,
+// and an EventError names the limit.
 func (a *Agent) Ask(ctx context.Context, request string) (string, error) {
 	t, err := a.Send(ctx, request)
 	return t.Content, err
@@ -190,7 +199,7 @@ func (a *Agent) Ask(ctx context.Context, request string) (string, error) {
 
 // Send is Ask with the whole turn: the answer, each tool call with its
 // result, and the engine's counters.
-func (a *Agent) Send(ctx context.Context, request string) (agent.Turn, error) {
+func (a *Agent) Send(ctx context.Context, request string) (Turn, error) {
 	a.m.mu.Lock()
 	s := a.s
 	a.m.mu.Unlock()

@@ -28,7 +28,8 @@ func Builtin(root string) Tool { return Tool{builtin: true, root: root} }
 // struct Args, named by their json tags (see tools.SchemaFor for the tags
 // that describe them); the model's call is decoded into an Args. A string
 // result is shown to the model as it is, anything else as JSON; an error
-// is shown as the call's failure.
+// is shown as the call's failure. Its risk is safe: it runs without
+// asking (ToolOf takes a tools.Tool with another risk).
 func Func[Args, Result any](name, description string, fn func(ctx context.Context, args Args) (Result, error)) Tool {
 	return Tool{tool: func() (*tools.Tool, error) {
 		return tools.New(name, description, tools.Safe, func(ctx context.Context, args Args) (string, error) {
@@ -55,7 +56,9 @@ func ToolOf(t *tools.Tool) Tool { return Tool{tool: func() (*tools.Tool, error) 
 // ToolSet is the tools an agent may call.
 type ToolSet struct{ tools []Tool }
 
-// Tools gathers tools for Model.Agent; at most one Builtin.
+// Tools gathers tools for Model.Agent; at most one Builtin. A ToolSet may
+// start several agents: each gets tools of its own (Builtin's task list
+// too), built from the same definitions.
 func Tools(ts ...Tool) *ToolSet { return &ToolSet{tools: ts} }
 
 // registry builds a fresh registry for one agent, and the built-in tools'

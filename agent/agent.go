@@ -647,7 +647,11 @@ type repeatGuard map[string]*repeat
 type repeat struct {
 	result string // the last result
 	n      int    // identical successful calls this turn
+	args   json.RawMessage
 }
+
+// lastKey keys a tool's last successful call in a repeatGuard.
+func lastKey(name string) string { return "\x01" + name }
 
 func repeatKey(c grammar.Call) string {
 	var b bytes.Buffer
@@ -670,6 +674,7 @@ func (g repeatGuard) add(c grammar.Call, ok bool, result string) bool {
 	if !ok {
 		return false
 	}
+	g[lastKey(c.Name)] = &repeat{result: result, args: c.Arguments}
 	r.n++
 	same := r.n > 1 && r.result == result
 	r.result = result
@@ -684,6 +689,88 @@ func (g repeatGuard) again(calls []grammar.Call) (grammar.Call, bool) {
 		}
 	}
 	return grammar.Call{}, false
+}
+
+// reapplied returns a call that feeds its tool's last result back into
+// it: every argument is the last call's or a value of its result, and at
+// least one is a result's value (add(42, 42) after add(17, 25) gave 42;
+// convert(9.84, "m", "ft") after it gave {"value": 9.84, "unit": "ft"}).
+// The 0.5B did that until a limit, doubling a sum each time; the answer
+// was the first result. A next step (add 5 to it) changes an argument
+// to a value of neither, and is not one.
+func (g repeatGuard) reapplied(calls []grammar.Call) (grammar.Call, bool) {
+	for _, c := range calls {
+		last := g[lastKey(c.Name)]
+		if last == nil {
+			continue
+		}
+		var now, before map[string]any
+		if json.Unmarshal(c.Arguments, &now) != nil || json.Unmarshal(last.args, &before) != nil || len(now) == 0 {
+			continue
+		}
+		values := resultValues(last.result)
+		fromResult, other, changed := false, false, len(now) != len(before)
+		for k, v := range now {
+			kept := sameValue(before[k], v)
+			changed = changed || !kept
+			switch {
+			case !kept && slices.ContainsFunc(values, func(r any) bool { return sameValue(r, v) }):
+				fromResult = true
+			case kept:
+			default:
+				other = true
+			}
+		}
+		if fromResult && changed && !other {
+			return c, true
+		}
+	}
+	return grammar.Call{}, false
+}
+
+// resultValues are the scalar values of a result: a JSON result's
+// leaves, else the text itself (and its number, if it is one).
+func resultValues(text string) []any {
+	text = strings.TrimSpace(text)
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return []any{text}
+	}
+	var out []any
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		default:
+			out = append(out, v)
+		}
+	}
+	walk(v)
+	return out
+}
+
+// sameValue compares two decoded JSON scalars: numbers by value, the rest
+// as they are.
+func sameValue(a, b any) bool {
+	switch a := a.(type) {
+	case float64:
+		b, ok := b.(float64)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	}
+	return false
 }
 
 // third returns a call that would be the third identical one.

@@ -115,16 +115,20 @@ func (a *Agent) onRepeat(t *turnState, calls []grammar.Call) next {
 		return goOn
 	}
 	c, ok := t.repeats.again(calls)
+	what := "with the same arguments"
 	if !ok {
-		return goOn
+		if c, ok = t.repeats.reapplied(calls); !ok {
+			return goOn
+		}
+		what = "on its own result"
 	}
 	if a.opts.OnRepeat == RepeatAnother && !t.retried && len(a.offered) > 1 && !a.opts.NoGrammar {
 		t.retried = true
 		t.exclude = []string{c.Name}
-		t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked for another call or an answer", c.Name)})
+		t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again %s; it is asked for another call or an answer", c.Name, what)})
 		return replyAgain
 	}
-	t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again with the same arguments; it is asked to answer instead", c.Name)})
+	t.on(Event{Type: EventWarning, Text: fmt.Sprintf("the model called %s again %s; it is asked to answer instead", c.Name, what)})
 	return answerNow
 }
 

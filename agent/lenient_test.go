@@ -386,3 +386,36 @@ func TestAgentLookFirst(t *testing.T) {
 		t.Error("the first reply may be text")
 	}
 }
+
+// TestAgentReapplied: a call that feeds its tool's last result back into
+// it (add(42, 42) after add(17, 25) gave 42) is taken as a repeat: it
+// does not run, and the model is asked for another call or an answer.
+func TestAgentReapplied(t *testing.T) {
+	h := newHarness(t, hermesInfo, Options{OnRepeat: RepeatAnother}, permission.Config{}, nil,
+		hermes(call("add", `{"a":17,"b":25}`)), hermes(call("add", `{"a":42,"b":42}`)), "17 + 25 = 42.")
+	turn := h.send("What is 17 + 25?")
+	if turn.Content != "17 + 25 = 42." || len(turn.Calls) != 1 || turn.Calls[0].Result.Text() != "42" {
+		t.Fatalf("turn %+v", turn)
+	}
+	for _, tc := range []struct {
+		name        string
+		before, now string
+		result      string
+		reapplied   bool
+	}{
+		{"sum doubled", `{"a":17,"b":25}`, `{"a":42,"b":42}`, "42", true},
+		{"sum plus one argument kept", `{"a":17,"b":25}`, `{"a":42,"b":25}`, "42", true},
+		{"a next step", `{"a":17,"b":25}`, `{"a":42,"b":5}`, "42", false},
+		{"unit conversion again", `{"value":3,"from":"m","to":"ft"}`, `{"value":9.84,"from":"m","to":"ft"}`, `{"value":9.84,"unit":"ft"}`, true},
+		{"a conversion onwards", `{"value":3,"from":"m","to":"ft"}`, `{"value":9.84,"from":"ft","to":"in"}`, `{"value":9.84,"unit":"ft"}`, false},
+		{"another part of a file", `{"path":"a.txt"}`, `{"path":"a.txt","offset":40}`, "1: x\n2: y", false},
+		{"the same call", `{"a":1}`, `{"a":1}`, "1", false},
+	} {
+		g := repeatGuard{}
+		g.add(grammar.Call{Name: "t", Arguments: json.RawMessage(tc.before)}, true, tc.result)
+		_, got := g.reapplied([]grammar.Call{{Name: "t", Arguments: json.RawMessage(tc.now)}})
+		if got != tc.reapplied {
+			t.Errorf("%s: reapplied = %v, want %v", tc.name, got, tc.reapplied)
+		}
+	}
+}

@@ -24,8 +24,6 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid"
-	"github.com/offgrid-ai/offgrid/agent/permission"
-	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // animals are the zoo's residents.
@@ -111,8 +109,6 @@ func main() {
 		offgrid.Func("fed_on", "What each animal was fed on a day", k.fedOn),
 	),
 		offgrid.WithSystem("You are the zoo's feeding assistant. Today is "+k.now().Format("Monday, 2 January 2006")+"."),
-		// Both tools are the program's own and safe: they run without asking.
-		offgrid.WithPermissions(permission.Config{MaxRisk: tools.Safe}),
 	)
 	if err != nil {
 		log.Fatal(err)
