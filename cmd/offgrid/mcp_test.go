@@ -119,7 +119,14 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model MCP run")
 	}
-	dir := t.TempDir()
+	// A fixed path: the prompt holds it, and the 0.5B's greedy replies
+	// turned on the random digits of a t.TempDir() name.
+	dir := filepath.Join(os.TempDir(), "offgrid-mcp-acceptance")
+	os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	for f, content := range map[string]string{"notes.txt": "Buy milk\n", "main.go": "package main\n"} {
 		os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644)
 	}
