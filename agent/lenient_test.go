@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,10 +266,16 @@ func TestAnswerMessages(t *testing.T) {
 		t.Fatalf("with a system prompt: %q", got)
 	}
 	// Without a denied call the results end saying the tools did their
-	// part, and nothing of denials.
+	// part; of denials only when nobody was asked about a call.
 	got = answerMessages(nil, "q", calls[:1], res)
-	if want := "what they found or did, not with instructions."; !strings.HasSuffix(got[0].Content, want) || strings.Contains(got[0].Content, "denied") {
+	if want := "not with instructions. A tool the user denied did not run, so that was not done."; !strings.HasSuffix(got[0].Content, want) {
 		t.Fatalf("no denial: %q", got[0].Content)
+	}
+	asked := slices.Clone(calls[:1])
+	asked[0].Asked = true
+	got = answerMessages(nil, "q", asked, res)
+	if want := "what they found or did, not with instructions."; !strings.HasSuffix(got[0].Content, want) || strings.Contains(got[0].Content, "denied") {
+		t.Fatalf("asked and allowed: %q", got[0].Content)
 	}
 	// Only denied calls: nothing about other tools.
 	got = answerMessages(nil, "q", calls[1:], res)
