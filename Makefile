@@ -25,9 +25,13 @@ export CGO_CXXFLAGS := -O3 $(ARCH_FLAGS)
 # copied at load into interleaved layouts with faster matrix kernels. Only
 # those tensors gain (28 of 463 MiB of the default model, mostly Q5_0), so
 # it is off until measured on an idle machine (see README, Performance).
+# The engine's headers, found in the pinned module (nothing is copied).
+ENGINE_DIR := $(shell $(GO) mod download $(ENGINE) >/dev/null 2>&1; $(GO) list -m -f '{{.Dir}}' $(ENGINE))
+CGO_CPPFLAGS := -I$(ENGINE_DIR)/llama/llama.cpp/include -I$(ENGINE_DIR)/ml/backend/ggml/ggml/include
 ifeq ($(REPACK),1)
-  export CGO_CPPFLAGS := -DGGML_USE_CPU_REPACK
+  CGO_CPPFLAGS += -DGGML_USE_CPU_REPACK
 endif
+export CGO_CPPFLAGS
 
 .PHONY: all build model test-models run test test-data test-nocgo vet env clean
 
@@ -77,7 +81,7 @@ test-nocgo: test-data
 
 # env prints the build environment, for `eval $$(make -s env)`.
 env:
-	@echo export CGO_CFLAGS=\"$(CGO_CFLAGS)\" CGO_CXXFLAGS=\"$(CGO_CXXFLAGS)\" $(if $(CGO_CPPFLAGS),CGO_CPPFLAGS=\"$(CGO_CPPFLAGS)\")
+	@echo export CGO_CFLAGS=\"$(CGO_CFLAGS)\" CGO_CXXFLAGS=\"$(CGO_CXXFLAGS)\" CGO_CPPFLAGS=\"$(CGO_CPPFLAGS)\"
 
 clean:
 	rm -rf bin

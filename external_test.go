@@ -16,7 +16,7 @@ import (
 
 // TestExternalModule builds the examples as a module outside this
 // repository would: a go.mod that requires offgrid (replaced by this
-// checkout), nothing but `go build` with the documented CGO_CFLAGS, no
+// checkout), nothing but `go build` with the README's CGO_* flags, no
 // network (GOPROXY=off) and no `make` step. Then it runs them on the tiny
 // random-weight model: add from a store, zookeeper bundled into one
 // executable with the model and run with an empty store.
@@ -43,10 +43,21 @@ func TestExternalModule(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, ex, "main.go"), string(src))
 	}
+	// The engine's headers as the README finds them: in the module Go
+	// downloaded, named by go list in this module.
+	goEnv := append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/ollama/ollama")
+	list.Dir, list.Env = dir, goEnv
+	engine, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list the engine module: %v", err)
+	}
+	e := strings.TrimSpace(string(engine))
+	goEnv = append(goEnv, "CGO_CPPFLAGS=-I"+e+"/llama/llama.cpp/include -I"+e+"/ml/backend/ggml/ggml/include")
 	bin := filepath.Join(dir, "bin")
 	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./...")
 	build.Dir = dir
-	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	build.Env = goEnv
 	start := time.Now()
 	defer func() { t.Logf("took %s", time.Since(start)) }()
 	if out, err := build.CombinedOutput(); err != nil {

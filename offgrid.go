@@ -14,9 +14,14 @@
 //	if err != nil { … }
 //	answer, err := a.Ask(ctx, "What is 2 + 3?")
 //
-// Building needs cgo and a C compiler; set CGO_CFLAGS and CGO_CXXFLAGS to
-// "-O3 -march=native" (or another -march) or the engine's CPU kernels run
-// several times slower.
+// Building needs cgo and a C compiler. CGO_CPPFLAGS must name the engine
+// module's two include folders, and CGO_CFLAGS and CGO_CXXFLAGS should be
+// "-O3 -march=native" (or another -march), or the engine's CPU kernels run
+// several times slower:
+//
+//	engine=$(go list -m -f '{{.Dir}}' github.com/ollama/ollama)
+//	export CGO_CPPFLAGS="-I$engine/llama/llama.cpp/include -I$engine/ml/backend/ggml/ggml/include"
+//	export CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native"
 package offgrid
 
 import (

@@ -3,7 +3,6 @@ package inference
 /*
 #cgo CFLAGS: -std=c11
 #cgo CXXFLAGS: -std=c++17
-#cgo CPPFLAGS: -I${SRCDIR}/../third_party/llamacpp/include
 #cgo linux LDFLAGS: -lm
 #include <stdlib.h>
 #include "shim.h"

@@ -7,6 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__has_include)
+#if !__has_include("llama.h")
+#error "offgrid: the engine's headers are not on the include path: export CGO_CPPFLAGS=\"-I$(go list -m -f '{{.Dir}}' github.com/ollama/ollama)/llama/llama.cpp/include -I$(go list -m -f '{{.Dir}}' github.com/ollama/ollama)/ml/backend/ggml/ggml/include\" (make does it; see the README)"
+#endif
+#endif
 #include "llama.h"
 
 #ifdef __cplusplus

@@ -2,11 +2,10 @@
 //
 // The engine's C and C++ sources come from the cgo packages of the Go module
 // github.com/ollama/ollama (see go.mod for the pinned version); importing
-// this package compiles them into the binary. The public headers the
-// inference package's shim includes are the one part committed here, in
-// include/ (MIT, see include/LICENSE), so that any module importing
-// offgrid builds with `go build` alone; a test checks they are the pinned
-// module's, byte for byte.
+// this package compiles them into the binary. Nothing from that module is
+// copied here: the inference package's shim finds the engine's public
+// headers in the module itself, through CGO_CPPFLAGS (the Makefile sets
+// it from `go list -m`; the README gives the line for other modules).
 //
 // Build with CGO_CFLAGS/CGO_CXXFLAGS carrying SIMD flags (the Makefile does):
 // ggml's CPU kernels compiled without -march run several times slower.
