@@ -145,7 +145,11 @@ func TestRunMCPDefaultModel(t *testing.T) {
 			if _, err := resolveModel(context.Background(), env, ""); err != nil {
 				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}
-			args := append([]string{"run", "--mcp", srv, "-p", tc.prompt, "--yes", "--json", "--seed", "1", "-t", "1"}, tc.args...)
+			// Reads and listings run; a change is denied (nobody is asked):
+			// the questions need none, and the server's writes answer with
+			// temporary names of random digits that the 0.5B's greedy
+			// replies then turn on.
+			args := append([]string{"run", "--mcp", srv, "-p", tc.prompt, "--max-risk", "medium", "--json", "--seed", "1", "-t", "1"}, tc.args...)
 			code := runMain(t.Context(), env, args)
 			if code != 0 {
 				if strings.Contains(errb.String(), "MCP server fs") {
