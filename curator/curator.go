@@ -308,22 +308,6 @@ func terms(request, name string) []string {
 	return ts
 }
 
-// matches counts the occurrences of term in a lower-cased line: as a
-// substring for words of four letters or more (identifiers join words:
-// "maxHeaderBytes"), as a whole word otherwise.
-func matches(line, term string) int {
-	if len(term) >= 4 {
-		return strings.Count(line, term)
-	}
-	n := 0
-	for _, w := range words.Split(line) {
-		if w == term {
-			n++
-		}
-	}
-	return n
-}
-
 // score ranks sections: the sum over the request's terms found in a
 // section of the term's rarity across sections (idf) times 1 + log of
 // its count there (doubled for terms with digits: numbers and codes name
@@ -341,7 +325,7 @@ func score(ts []string, lines []string, secs []Range) []float64 {
 		for i := r.From; i <= r.To; i++ {
 			l := strings.ToLower(lines[i-1])
 			for t, term := range ts {
-				tf[s][t] += matches(l, term)
+				tf[s][t] += words.Count(l, term)
 			}
 		}
 		for t := range ts {
@@ -402,7 +386,7 @@ func excerpt(lines []string, r Range, ts []string, k int) []Line {
 		}
 		l, hits := strings.ToLower(lines[i-1]), 0
 		for _, t := range ts {
-			if matches(l, t) > 0 {
+			if words.Count(l, t) > 0 {
 				hits++
 			}
 		}

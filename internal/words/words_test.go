@@ -40,3 +40,57 @@ func ExampleSplit() {
 	fmt.Println(Split("Où est défini MAX_RETRIES ? 設定ファイル"))
 	// Output: [Où est défini MAX_RETRIES 設 定 フ ァ イ ル]
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		text, term string
+		want       int
+	}{
+		{"max_header_bytes = 10 # header size", "header", 2}, // four bytes or more: a substring
+		{"func parseline(s string)", "parseline", 1},
+		{"port: 8042 # the report port", "port", 3}, // "report" holds "port"
+		{"the cat sat on the mat", "at", 0},         // shorter: whole words only
+		{"set -eu; set it", "set", 2},
+		{"配置文件", "文", 1},
+	} {
+		if got := Count(tc.text, tc.term); got != tc.want {
+			t.Errorf("Count(%q, %q) = %d, want %d", tc.text, tc.term, got, tc.want)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	for in, want := range map[string][]string{
+		"ParseLine(s)":      {"parseline", "parse", "line", "s"},
+		"MAX_RETRIES = 3":   {"maxretries", "max", "retries", "3"},
+		"DHT22 on pin 4":    {"dht22", "dht", "22", "on", "pin", "4"},
+		"pump_pin: 17":      {"pumppin", "pump", "pin", "17"},
+		"Größe des Puffers": {"größe", "des", "puffers"},
+		"P-104":             {"p", "104"},
+		"get_item_by_sku()": {"getitembysku", "get", "item", "by", "sku"},
+		"__version__ = 2.3": {"version", "2", "3"},
+	} {
+		if got := Keys(in); !slices.Equal(got, want) {
+			t.Errorf("Keys(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMatches(t *testing.T) {
+	for _, tc := range []struct {
+		key, term string
+		want      bool
+	}{
+		{"listens", "listen", true},
+		{"decisions", "decision", true},
+		{"parseline", Key("parse_line"), true},
+		{"import", "port", false},
+		{"report", "port", false},
+		{"pins", "pin", false}, // three bytes: whole words only
+		{"pin", "pin", true},
+	} {
+		if got := Matches(tc.key, tc.term); got != tc.want {
+			t.Errorf("Matches(%q, %q) = %v, want %v", tc.key, tc.term, got, tc.want)
+		}
+	}
+}
