@@ -74,12 +74,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 	}
 	baseOnly := !strings.Contains(filter, "/")
 
-	type match struct {
-		file string
-		line int
-		text string
-	}
-	var matches []match
+	var matches []grepMatch
 	files, limited := 0, false
 	errStop := errors.New("stop")
 	notes, walkErr := f.walkFiles(ctx, a.IncludeHidden, a.IgnoreGitignore, func(rel string) (string, error) {
@@ -96,7 +91,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 				limited = true
 				return false
 			}
-			matches = append(matches, match{rel, line, text})
+			matches = append(matches, grepMatch{rel, line, text})
 			return true
 		})
 		if stop {
@@ -129,7 +124,19 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		return b.String()
 	}
 	if len(matches) == 0 {
-		fmt.Fprintf(&b, "No matches for %q in %s (%s searched)%s\n", a.Pattern, filter, plural(files, "file"), flags)
+		ranked, rankNotes, err := f.rankLines(ctx, a, filter, baseOnly)
+		if err != nil {
+			return "", err
+		}
+		if len(ranked) == 0 {
+			fmt.Fprintf(&b, "No matches for %q in %s (%s searched)%s\n", a.Pattern, filter, plural(files, "file"), flags)
+			return finish(), nil
+		}
+		notes = append(notes, rankNotes...)
+		fmt.Fprintf(&b, "No line contains %q in %s%s; the lines with the most of its words, rarer words counting more, best first:\n", a.Pattern, filter, flags)
+		for _, m := range ranked {
+			fmt.Fprintf(&b, "%s:%d: %s\n", m.file, m.line, m.text)
+		}
 		return finish(), nil
 	}
 	word := "matches"
@@ -144,6 +151,13 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		fmt.Fprintf(&b, "[stopped at %d matching lines; narrow the pattern or file_filter to see the rest]\n", maxGrepResults)
 	}
 	return finish(), nil
+}
+
+// grepMatch is a line grep_search found.
+type grepMatch struct {
+	file string
+	line int
+	text string
 }
 
 // walkFiles calls fn with the path (relative to the root, slash

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/offgrid-ai/offgrid/internal/words"
+)
+
+// Ranked lines: a grep_search pattern of several words that no line
+// holds as written ("pump decision", "port listen service") is answered
+// with the lines that hold the most of its words, each word weighted by
+// its rarity across the files searched (inverse document frequency),
+// the pattern's first words a little more. A
+// word matches the words of a line as words.Matches says: whole, as a
+// part of an identifier, or as the start of a longer word.
+// Common words weigh next to nothing in any language, with no list of
+// them; words no file holds weigh nothing.
+
+// Bounds of a ranked search: the lines shown, the lines shown of one file,
+// the candidate lines kept while reading, and the bytes read.
+const (
+	maxRanked        = 20
+	maxRankedPerFile = 6
+	maxCandidates    = 20000
+	maxRankBytes     = 32 << 20
+)
+
+// matchAll matches every line.
+var matchAll = regexp.MustCompile("")
+
+// rankTerms returns the distinct words of a pattern as search keys
+// (words.Key) ("*" is a
+// gap between words), or nil for a pattern of fewer than two words.
+func rankTerms(pattern string) []string {
+	var ts []string
+	for _, w := range words.Split(strings.ReplaceAll(pattern, "*", " ")) {
+		if k := words.Key(w); k != "" && !slices.Contains(ts, k) {
+			ts = append(ts, k)
+		}
+	}
+	if len(ts) < 2 {
+		return nil
+	}
+	return ts
+}
+
+// rankLines returns the lines of the files matching filter that hold the
+// most of the pattern's words, best first, with notes on what was not
+// read; nil for a pattern of fewer than two words.
+func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, baseOnly bool) ([]grepMatch, []string, error) {
+	terms := rankTerms(a.Pattern)
+	if terms == nil {
+		return nil, nil, nil
+	}
+	type candidate struct {
+		grepMatch
+		has []bool // which terms the line holds
+	}
+	var cands []candidate
+	df := make([]int, len(terms)) // files holding each term
+	files, read := 0, int64(0)
+	var notes []string
+	errStop := errors.New("stop")
+	_, walkErr := f.walkFiles(ctx, a.IncludeHidden, a.IgnoreGitignore, func(rel string) (string, error) {
+		target := rel
+		if baseOnly {
+			target = path.Base(rel)
+		}
+		if ok, _ := doublestar.Match(filter, target); !ok {
+			return "", nil
+		}
+		if read > maxRankBytes || len(cands) >= maxCandidates {
+			notes = append(notes, fmt.Sprintf("ranked the lines of the first %s only", plural(files, "file")))
+			return "", errStop
+		}
+		files++
+		inFile := make([]bool, len(terms))
+		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
+			read += int64(len(text)) + 1
+			keys := words.Keys(text)
+			var has []bool
+			for i, t := range terms {
+				if slices.ContainsFunc(keys, func(k string) bool { return words.Matches(k, t) }) {
+					if has == nil {
+						has = make([]bool, len(terms))
+					}
+					has[i], inFile[i] = true, true
+				}
+			}
+			if has != nil && len(cands) < maxCandidates {
+				cands = append(cands, candidate{grepMatch{rel, line, text}, has})
+			}
+			return true
+		})
+		for i, in := range inFile {
+			if in {
+				df[i]++
+			}
+		}
+		if stop {
+			return "", errStop
+		}
+		return "", nil
+	})
+	if walkErr != nil && !errors.Is(walkErr, errStop) {
+		return nil, nil, walkErr
+	}
+	// A word weighs its rarity, and a quarter more for the first word
+	// of the pattern, falling to nothing for the last: people type the
+	// word that matters first, and it breaks ties.
+	idf := make([]float64, len(terms))
+	for i, n := range df {
+		idf[i] = math.Log(float64(files+1)/(float64(n)+0.5)) * (1 + 0.25*float64(len(terms)-1-i)/float64(len(terms)-1))
+	}
+	score := func(c candidate) float64 {
+		s := 0.0
+		for i, h := range c.has {
+			if h {
+				s += max(idf[i], 0.01)
+			}
+		}
+		return s
+	}
+	// Lines of equal score go in the order of their files' scores, the
+	// sum of their lines': the file that holds the words most often
+	// first (the definition of ParseLine before a changelog line naming
+	// it).
+	lineScore := make([]float64, len(cands))
+	fileScore := map[string]float64{}
+	for i, c := range cands {
+		lineScore[i] = score(c)
+		fileScore[c.file] += lineScore[i]
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		return cmp.Or(cmp.Compare(lineScore[y], lineScore[x]), cmp.Compare(fileScore[cands[y].file], fileScore[cands[x].file]))
+	})
+	var out []grepMatch
+	perFile := map[string]int{}
+	for _, i := range order {
+		c := cands[i]
+		if len(out) == maxRanked {
+			break
+		}
+		if perFile[c.file] == maxRankedPerFile {
+			continue
+		}
+		perFile[c.file]++
+		out = append(out, c.grepMatch)
+	}
+	return out, notes, nil
+}

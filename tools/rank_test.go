@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGrepRanked: a pattern of several words that no line holds as
+// written gets the lines holding the most of its words, rarer words
+// counting more; words are matched whole, as identifier parts or as the
+// start of a longer word, never inside another word.
+func TestGrepRanked(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"README.md":            "The service is small.\nIt is a service for the team.\nSee the config for the port.\n",
+		"config/settings.yaml": "server:\n  listen_port: 8042\n  workers: 3\n",
+		"app/report.py":        "import os\n\ndef report():\n    return 'the report'\n",
+		"notes/2024-05-14.md":  "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
+		"internal/parser.go":   "package parser\n\nfunc ParseLine(s string) {}\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	r, err := Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pattern, first string
+		absent         []string
+	}{
+		{"pump decision", "notes/2024-05-14.md:2: - Decision: buy a 24V pump, budget 120 EUR.", nil},
+		{"service port", "README.md:1: The service is small.", []string{"app/report.py"}}, // not "report" nor "import"
+		{"which port does it listen on", "config/settings.yaml:2:   listen_port: 8042", nil},
+		{"parse_line def", "internal/parser.go:3: func ParseLine(s string) {}", nil},
+	} {
+		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
+		lines := strings.Split(res.Text(), "\n")
+		if !res.Success || len(lines) < 2 || !strings.HasPrefix(lines[0], "No line contains") || lines[1] != tc.first {
+			t.Errorf("grep_search %q:\n%s\nwant first %q", tc.pattern, res.Text(), tc.first)
+		}
+		for _, a := range tc.absent {
+			if strings.Contains(res.Text(), a) {
+				t.Errorf("grep_search %q shows %s:\n%s", tc.pattern, a, res.Text())
+			}
+		}
+	}
+	// One word that no line holds: no ranking, no match.
+	res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "zeppelin"}`))
+	if !strings.HasPrefix(res.Text(), "No matches for") {
+		t.Errorf("grep_search zeppelin: %s", res.Text())
+	}
+	// Several words, none held anywhere: no match either.
+	res = r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "zeppelin quux"}`))
+	if !strings.HasPrefix(res.Text(), "No matches for") {
+		t.Errorf("grep_search zeppelin quux: %s", res.Text())
+	}
+}
