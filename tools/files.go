@@ -343,7 +343,8 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 		br = rest
 	}
 	start := max(a.Offset, 1)
-	var b strings.Builder
+	var b, raw strings.Builder // raw: a table's text, for tableNote
+	table := !windowed && tableNote(a.Path, "a,b\n1,2\n") != ""
 	n, last := 0, 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -373,6 +374,10 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 			return b.String(), nil
 		}
 		fmt.Fprintf(&b, "%d: %s", n, strings.TrimSuffix(string(line), "\r"))
+		if table {
+			raw.Write(line)
+			raw.WriteByte('\n')
+		}
 		if cut {
 			fmt.Fprintf(&b, " [line cut at %s]", humanSize(maxLine))
 		}
@@ -381,6 +386,9 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	}
 	if last == 0 {
 		return "", Errorf(TypeValidationFailed, "offset %d is past the end of %s, which has %d lines", a.Offset, a.Path, n)
+	}
+	if table {
+		b.WriteString(tableNote(a.Path, raw.String()))
 	}
 	return b.String(), nil
 }
