@@ -86,6 +86,13 @@ var intentExamples = []struct{ request, label string }{
 	{"Wie heißt die Hauptstadt von Kanada?", "none"},
 	{"Where is the retry limit configured?", "read"},
 	{"What did the team say about the launch date?", "read"},
+	{"Tom moved to Lyon, his address in the contacts is out of date", "change"},
+	{"config 里的超时是多少秒？", "read"},
+	{"Die Aufgabe mit dem Zahnarzt ist erledigt.", "change"},
+	{"¿Cuántas líneas tiene el README?", "read"},
+	{"Le bouton « Envoyer » doit s'appeler « Valider » partout", "change"},
+	{"plan.md の締め切りを金曜日にしておいて", "change"},
+	{"Put a line in the changelog that the login bug is fixed", "change"},
 }
 
 // intentMessages is the choice put to the model: the options, examples
@@ -108,15 +115,16 @@ func intentMessages(opts []intentOption, request string) ([]Message, []string) {
 	return append(msgs, Message{Role: RoleUser, Content: request}), labels
 }
 
-// intent has the model choose what request needs. A request that names
-// a file of the working directory needs the files whatever the model
-// chose.
+// intent has the model choose what request needs, shown what the folder
+// holds (folderOverview). A request that names a file or folder, even
+// one that does not exist ("Add a .gitignore", "show /etc/hosts"), needs
+// the files whatever the model chose.
 func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) intent {
 	opts := a.intentOptions()
 	if len(opts) < 2 {
 		return intent{}
 	}
-	msgs, labels := intentMessages(opts, request)
+	msgs, labels := intentMessages(opts, request+a.folderOverview(ctx))
 	req := CompletionRequest{
 		Messages:   msgs,
 		Format:     a.opts.Format,
@@ -135,8 +143,42 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 		return intent{}
 	}
 	in := intent{known: true, topic: opts[i].topic, change: opts[i].change}
-	if in.topic == "" && slices.ContainsFunc(named, func(m tools.Mention) bool { return !m.Missing }) {
+	if in.topic == "" && len(named) > 0 {
 		in.topic = tools.TopicFiles
 	}
 	return in
+}
+
+// maxOverview bounds the paths folderOverview shows.
+const maxOverview = 60
+
+// folderOverview is what the working directory holds, for a choice the
+// model makes about a request: its files' paths, the shallowest first,
+// at most maxOverview of them; "" when Options.Files is unset, fails or
+// finds none. Told that the folder holds projects/summer-party/plan.md,
+// the model sees that "who is handling the grill?" is about the files.
+func (a *Agent) folderOverview(ctx context.Context) string {
+	if a.opts.Files == nil {
+		return ""
+	}
+	paths, more, err := a.opts.Files(ctx, 1000)
+	if err != nil || len(paths) == 0 {
+		return ""
+	}
+	paths = slices.Clone(paths)
+	slices.SortStableFunc(paths, func(x, y string) int { return strings.Count(x, "/") - strings.Count(y, "/") })
+	rest := 0
+	if len(paths) > maxOverview {
+		rest = len(paths) - maxOverview
+		paths = paths[:maxOverview]
+	}
+	slices.Sort(paths)
+	s := "\n\n(The folder holds " + strings.Join(paths, ", ")
+	switch {
+	case rest > 0 || more:
+		s += ", and more files)"
+	default:
+		s += ")"
+	}
+	return s
 }

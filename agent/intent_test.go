@@ -14,7 +14,8 @@ import (
 // TestAgentIntent: the choice of what a request needs is put to the model
 // with the options and examples as a fixed head (cached like a system
 // prompt), is read from its one-word reply, and fails open on anything
-// else; a request naming a file of the directory needs the files.
+// else; a request naming a file, even a missing one, needs the files. The
+// request is followed by what the folder holds, outside the cached head.
 func TestAgentIntent(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
@@ -31,12 +32,13 @@ func TestAgentIntent(t *testing.T) {
 		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}},
 		{"none", "What is 7 squared?", "none", intent{known: true}},
 		{"none, but a file is named", "Translate notes.txt into French.", "none", intent{known: true, topic: tools.TopicFiles}},
-		{"none, a missing file named", "Translate missing.txt into French.", "none", intent{known: true}},
+		{"none, a missing file named", "Translate missing.txt into French.", "none", intent{known: true, topic: tools.TopicFiles}},
 		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := &fakeEngine{t: t, replies: []string{tc.reply}}
-			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true})
+			files := func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true, Files: files})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,6 +52,9 @@ func TestAgentIntent(t *testing.T) {
 				if !strings.Contains(prompt, o.label+": "+o.text) {
 					t.Errorf("the prompt lacks the option %q:\n%s", o.label, prompt)
 				}
+			}
+			if !strings.Contains(prompt, tc.request+"\n\n(The folder holds notes.txt)") {
+				t.Errorf("the request is not followed by what the folder holds:\n%s", prompt)
 			}
 			// Everything before the request is the cached head.
 			at := strings.LastIndex(prompt, tc.request)
