@@ -160,6 +160,16 @@ type Options struct {
 	// that take a path to work on (read_file, the edits). Small models otherwise read a file they guess ("Where is
 	// ParseLine defined?" read cmd/logsift/main.go and answered from it).
 	FindFirst bool
+	// SearchFirst: with ReadFirst, a request that the model chooses (as
+	// for ToolsByTopic) needs the files and that names none is searched
+	// for before the model's first reply: the model writes the words to
+	// look for, offgrid adds the request's names and numbers and calls
+	// grep_search with them (its lines ranked by the words they share),
+	// shows the result in the request and reads the file of the best
+	// line as if the request had named it (see search.go). Small models
+	// otherwise answer where something is from what they know, or read a
+	// file they guess.
+	SearchFirst bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
@@ -369,6 +379,9 @@ type Turn struct {
 	Replies int
 	// Stats sums the engine's counters over the replies.
 	Stats inference.Stats
+
+	change  bool   // the model chose that the request changes files (intent)
+	request string // the request as the user wrote it, before the assists added to it
 }
 
 // runCalls runs calls and adds their records to the turn. It returns the
@@ -475,7 +488,7 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	}
 	switch {
 	case req.Stream != nil:
-	case a.answerNote(turn.Calls) != "":
+	case a.answerNote(*turn) != "":
 		// The answer is shown once grounded (see grounded).
 		req.Stream = func(string) {}
 	default:
@@ -523,10 +536,10 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // shown whole once checked (see groundedContinuation), not streamed.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
 	req := CompletionRequest{
-		Messages: a.answerPrompt(start, turn.Calls),
+		Messages: a.answerPrompt(start, *turn),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	}
-	note := a.answerNote(turn.Calls)
+	note := a.answerNote(*turn)
 	req.Prefix = note
 	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {

@@ -40,13 +40,24 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	}
 	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate) {
 		t.in = a.intent(ctx, &t.turn, t.text, t.named, t.on)
+		t.turn.change = t.in.known && t.in.change
 	}
 	t.named = append(t.named, a.locate(ctx, &t.turn, t.text, t.in, t.named, t.on)...)
 	a.need(t.in, t.named)
 	a.offer()
-	// offgrid's own reads have an executor of their own: they are not
+	// offgrid's own calls have an executor of their own: they are not
 	// the model's rounds or calls, which the limits bound.
-	step, read, err := a.readFirst(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), &t.turn, t.repeats, t.named, t.on)
+	own := NewExecutor(a.reg, a.policy, a.opts.Limits)
+	step, found, err := a.searchFirst(ctx, own, t)
+	if err != nil {
+		return true, err
+	}
+	if step.Action == ActionStop {
+		t.turn, err = a.stop(&t.turn, step.Err, t.on)
+		return true, err
+	}
+	t.named = append(t.named, found...)
+	step, read, err := a.readFirst(ctx, own, &t.turn, t.repeats, t.named, t.on)
 	if err != nil {
 		return true, err
 	}

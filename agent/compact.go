@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -256,8 +257,11 @@ func (a *Agent) modelResultFitted(req CompletionRequest, call grammar.Call, r to
 // turn that began at history[start] (see answerMessages), its results
 // fitted, if need be, so that it and the reply fit the window: each
 // result gets an equal share of the room.
-func (a *Agent) answerPrompt(start int, calls []ToolRecord) []Message {
-	earlier, request := a.history[:start], a.history[start].Content
+func (a *Agent) answerPrompt(start int, turn Turn) []Message {
+	calls := turn.Calls
+	// The request as the user wrote it: what the assists added to it
+	// (the files read first, a search) is among the calls' results.
+	earlier, request := a.history[:start], cmp.Or(turn.request, a.history[start].Content)
 	msgs := answerMessages(earlier, request, calls, func(r ToolRecord) string { return a.modelResult(r.Result) })
 	window := a.c.Window()
 	if window <= 0 || len(calls) == 0 {

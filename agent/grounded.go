@@ -20,10 +20,21 @@ import (
 
 // answerNote returns offgrid's account of the turn's calls that an answer
 // begins with: what failed (failureNote), then what was changed
-// (changeNote); "" when there is nothing to tell.
-func (a *Agent) answerNote(calls []ToolRecord) string {
-	return failureNote(calls) + a.changeNote(calls)
+// (changeNote) or, for a change that nothing made, that no file changed
+// (unchangedNote); "" when there is nothing to tell.
+func (a *Agent) answerNote(turn Turn) string {
+	failed, changed := failureNote(turn.Calls), a.changeNote(turn.Calls)
+	if failed == "" && changed == "" && turn.change {
+		return unchangedNote
+	}
+	return failed + changed
 }
+
+// unchangedNote begins the answer to a request for a change (as the model
+// chose, see intent) when no call failed and none changed anything: the
+// 0.5B, asked in Chinese to delete a sentence of the README, called no
+// tool and answered that it had deleted it.
+const unchangedNote = "No file was changed.\n\n"
 
 // changeNote returns what the turn's calls changed, as their results
 // say it: the first lines of the result of each call of a tool that

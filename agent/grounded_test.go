@@ -171,3 +171,34 @@ func TestAgentResultsNote(t *testing.T) {
 		t.Errorf("answer %q", turn.Content)
 	}
 }
+
+// TestAnswerNoteUnchanged: the answer to a request for a change that no
+// call made begins with offgrid's "No file was changed."; not when a
+// change succeeded, a call failed, or the request asked for no change.
+func TestAnswerNoteUnchanged(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{reg: reg}
+	wrote := ToolRecord{Name: "write_file", Arguments: json.RawMessage(`{"path":"a.txt","content":"x"}`), Result: tools.OK("Created a.txt (1 bytes)")}
+	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`), Result: tools.OK("1: x")}
+	missing := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"b.txt"}`), Result: tools.Fail(tools.TypeNotFound, "b.txt does not exist")}
+	for _, tc := range []struct {
+		name string
+		turn Turn
+		want string
+	}{
+		{"a change, no call", Turn{change: true}, unchangedNote},
+		{"a change, only a read", Turn{change: true, Calls: []ToolRecord{read}}, unchangedNote},
+		{"a change made", Turn{change: true, Calls: []ToolRecord{read, wrote}}, "Created a.txt (1 bytes)\n\n"},
+		{"a change, the read failed", Turn{change: true, Calls: []ToolRecord{missing}}, "`read_file b.txt` failed (not_found): b.txt does not exist\n\n"},
+		{"a question", Turn{Calls: []ToolRecord{read}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := a.answerNote(tc.turn); got != tc.want {
+				t.Errorf("answerNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -50,6 +50,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	t := &turnState{text: text, on: on, x: NewExecutor(a.reg, a.policy, a.opts.Limits), repeats: repeatGuard{}}
+	t.turn.request = text
 	if end, err := a.beforeFirstReply(ctx, t); end || err != nil {
 		return t.turn, err
 	}
@@ -173,7 +174,7 @@ func (a *Agent) malformed(t *turnState, comp Completion) Step {
 // results (see groundedAnswer).
 func (a *Agent) final(t *turnState, comp Completion) Turn {
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
-	t.turn.Content = groundedAnswer(a.answerNote(t.turn.Calls), comp.Content, t.turn.Calls)
+	t.turn.Content = groundedAnswer(a.answerNote(t.turn), comp.Content, t.turn.Calls)
 	t.on(Event{Type: EventFinal, Text: t.turn.Content, Calls: t.turn.Calls})
 	return t.turn
 }

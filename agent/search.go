@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/internal/words"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// SearchFirst: a request about the project's files that names none of
+// them ("who is handling the grill?", "Baisse le seuil de stock minimum
+// à 6") is searched for before the model's first reply. The model writes
+// the words a search would look for, in the files' language, whatever
+// the request's (one short reply, its examples' prompt cached); with the
+// request's own names and numbers they make one grep_search call of
+// offgrid's, whose lines rank by the words they share with it, rarer
+// words counting more (tools' ranked lines). The result goes into the
+// request, and the file of its best line is read as if the request had
+// named it (ReadFirst), so that an edit or an answer has its file. No
+// word list decides anything: the files' own words weigh the search.
+
+// searchTool is the tool SearchFirst calls; maxSearchWords bounds the
+// words of its pattern.
+const (
+	searchTool     = "grep_search"
+	maxSearchWords = 8
+)
+
+// searchExamples are requests and the words a search for each looks for.
+var searchExamples = []struct{ request, words string }{
+	{"Où est-ce qu'on règle le nombre de tentatives ?", "retry retries attempts"},
+	{"Who is bringing the cake to Sarah's birthday?", "cake Sarah birthday"},
+	{"哪个文件定义了数据库连接？", "database connection db"},
+	{"Wie viel hat die Reparatur der Heizung gekostet?", "heating repair cost"},
+	{"load_config はどこで定義されていますか？", "load_config def"},
+}
+
+// searchMessages asks the model for the words to search for.
+func searchMessages(request string) []Message {
+	msgs := []Message{{Role: RoleSystem, Content: "A user asks about files in a folder (code, notes, documents or data, mostly in English). For each request, reply with the English words a search through the files would look for: the names, numbers and key nouns, two to five words, nothing else."}}
+	for _, ex := range searchExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.words})
+	}
+	return append(msgs, Message{Role: RoleUser, Content: request})
+}
+
+// searchFirst runs the search for t's request (Options.SearchFirst) and
+// returns the file of its best line, for ReadFirst to read; nil when the
+// assist is off, the request does not need the files or names one, the
+// search tool is missing, or the search found nothing.
+func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Step, []tools.Mention, error) {
+	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || len(t.named) > 0 {
+		return Step{}, nil, nil
+	}
+	if _, ok := a.reg.Lookup(searchTool); !ok {
+		return Step{}, nil, nil
+	}
+	msgs := searchMessages(t.text)
+	comp, err := a.complete(ctx, &t.turn, t.on, CompletionRequest{
+		Messages:   msgs,
+		Format:     a.opts.Format,
+		ToolChoice: grammar.None,
+		MaxTokens:  16,
+		Fixed:      len(msgs) - 1,
+		Stream:     func(string) {},
+	})
+	if err != nil {
+		return Step{}, nil, nil // no words: the turn goes on without the search
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(comp.Content), "\n")
+	pattern := searchPattern(line, t.text)
+	if pattern == "" {
+		return Step{}, nil, nil
+	}
+	args, err := json.Marshal(map[string]string{"pattern": pattern})
+	if err != nil {
+		return Step{}, nil, nil
+	}
+	calls := a.assignIDs([]grammar.Call{{Name: searchTool, Arguments: args}})
+	t.on(Event{Type: EventToolCall, ID: calls[0].ID, Tool: searchTool, Arguments: argsOrEmpty(calls[0].Arguments), ByAgent: true})
+	step, results, _, err := a.runCalls(ctx, x, &t.turn, t.repeats, calls, true, t.on)
+	if err != nil || step.Action == ActionStop {
+		return step, nil, err
+	}
+	rec := t.turn.Calls[len(t.turn.Calls)-1]
+	best := bestFile(rec.Result)
+	if !rec.OK() || best == "" {
+		return step, nil, nil
+	}
+	req := &a.history[len(a.history)-1]
+	req.Content += fmt.Sprintf("\n\nSearching the files for %q found:\n%s", pattern, results[0])
+	return step, []tools.Mention{{Path: best}}, nil
+}
+
+// searchPattern joins the words the model wrote with the names and
+// numbers of the request itself (markedWords), each once, at most
+// maxSearchWords of them.
+func searchPattern(modelWords, request string) string {
+	var out, keys []string
+	add := func(w string) {
+		k := words.Key(w)
+		if k == "" || slices.Contains(keys, k) || len(out) == maxSearchWords {
+			return
+		}
+		keys = append(keys, k)
+		out = append(out, w)
+	}
+	for _, w := range markedWords(request) {
+		add(w)
+	}
+	for _, w := range words.Split(modelWords) {
+		if !smallNumber(w) {
+			add(w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// markedWords returns the words of a request that its spelling marks as
+// names: those holding a digit (but for small numbers: smallNumber), an underscore or a capital after their
+// first letter ("P-104" gives "104", "MAX_RETRIES", "ParseLine"), those
+// capitalized inside a sentence ("Anna", "Huila"), and, in a request
+// written in a script without spaces, every word of another script
+// ("ParseLine 関数ってどこ？" gives "ParseLine"). Names are what a search
+// finds whatever the request's language.
+func markedWords(request string) []string {
+	unspaced := strings.IndexFunc(request, words.Unspaced) >= 0
+	var out []string
+	start := true // at the start of a sentence
+	for _, f := range strings.Fields(request) {
+		for _, w := range words.Split(f) {
+			rs := []rune(w)
+			if words.Unspaced(rs[0]) {
+				continue
+			}
+			if smallNumber(w) {
+				continue
+			}
+			marked := strings.ContainsFunc(w, unicode.IsDigit) || strings.Contains(w, "_") ||
+				strings.ContainsFunc(string(rs[1:]), unicode.IsUpper) ||
+				!start && unicode.IsUpper(rs[0]) ||
+				unspaced && len(rs) > 1
+			if marked {
+				out = append(out, w)
+			}
+		}
+		start = strings.ContainsAny(f[len(f)-1:], ".!?:")
+	}
+	return out
+}
+
+// smallNumber reports whether w is a number of one or two digits: a
+// value a request sets or counts ("à 6", "11.25"), rarely a name.
+func smallNumber(w string) bool {
+	return len(w) <= 2 && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsDigit(r) })
+}
+
+// grepLine is a line of a grep_search result: PATH:LINE: TEXT.
+var grepLine = regexp.MustCompile(`^([^\n:]+):(\d+): `)
+
+// bestFile returns the file of the first line a grep_search result shows
+// (the best, when the lines are ranked), or "".
+func bestFile(r tools.Result) string {
+	if r.Data == nil {
+		return ""
+	}
+	for _, l := range strings.Split(*r.Data, "\n") {
+		if m := grepLine.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+func TestMarkedWords(t *testing.T) {
+	for _, tc := range []struct {
+		request string
+		want    []string
+	}{
+		{"where's ParseLine defined?", []string{"ParseLine"}},
+		{"Where do we mention product P-104? I need every file.", []string{"P", "104"}},
+		{"Anna got a new phone. Can you update that?", nil}, // both start a sentence
+		{"Her number changed. Can you update Anna's?", []string{"Anna"}},
+		{"Baisse le seuil de stock minimum à 6, on passe trop de commandes.", nil},
+		{"哥伦比亚 Huila 涨价了，现在卖 11.25", []string{"Huila"}},
+		{"Office Hub Altona は閉店したので", []string{"Office", "Hub", "Altona"}},
+		{"rename MAX_WATERING_SECONDS to MAX_RUN_SECONDS", []string{"MAX_WATERING_SECONDS", "MAX_RUN_SECONDS"}},
+	} {
+		if got := markedWords(tc.request); !slices.Equal(got, tc.want) {
+			t.Errorf("markedWords(%q) = %q, want %q", tc.request, got, tc.want)
+		}
+	}
+}
+
+func TestSearchPattern(t *testing.T) {
+	for _, tc := range []struct{ model, request, want string }{
+		{"pump decision", "what did we end up deciding about the pump?", "pump decision"},
+		{"parse_line def", "where's ParseLine defined?", "ParseLine def"}, // the same key once: the request's spelling
+		{"lower stock minimum 6", "Baisse le seuil de stock minimum à 6", "lower stock minimum"},
+		{"a b c d e f g h i j", "", "a b c d e f g h"},
+	} {
+		if got := searchPattern(tc.model, tc.request); got != tc.want {
+			t.Errorf("searchPattern(%q, %q) = %q, want %q", tc.model, tc.request, got, tc.want)
+		}
+	}
+}
+
+func TestBestFile(t *testing.T) {
+	s := "No line contains \"a b\" in **; the lines with the most of its words, rarer words counting more, best first:\nconfig/settings.yaml:7:   port: 8042\nREADME.md:12: The service\n"
+	if got := bestFile(tools.Result{Success: true, Data: &s}); got != "config/settings.yaml" {
+		t.Errorf("bestFile = %q", got)
+	}
+	none := "No matches for \"x\" in ** (3 files searched)\n"
+	if got := bestFile(tools.Result{Success: true, Data: &none}); got != "" {
+		t.Errorf("bestFile of no matches = %q", got)
+	}
+}
+
+// TestAgentSearchFirst: a request about the files that names none is
+// searched for with the model's words and the request's names, by a
+// grep_search call of offgrid's; the result goes into the request and
+// the file of the best line is read. A request that names a file, or
+// that the model chose needs no files, is not searched.
+func TestAgentSearchFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name, request string
+		replies       []string // intent, the words, the answer
+		pattern, read string   // "" for no search, no read
+	}{
+		{"searched", "Qu'est-ce qu'on a décidé pour la pompe ?", []string{"read", "pump decision", "A 24V pump."}, "pump decision", "notes/meeting.md"},
+		{"a name of the request first", "where is ParseLine defined?", []string{"read", "parse_line def", "In parser.go."}, "ParseLine def", "parser.go"},
+		{"nothing found", "Qui gère le barbecue ?", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", ""},
+		{"a file named", "What does notes/meeting.md say?", []string{"read", "It says a pump."}, "", "notes/meeting.md"},
+		{"no files needed", "What is 7 squared?", []string{"none", "49"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
+			os.WriteFile(filepath.Join(dir, "notes", "meeting.md"), []byte("## Pump\n- Decision: a 24V pump.\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "parser.go"), []byte("package p\n\nfunc ParseLine() {}\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "README.md"), []byte("A pump controller.\n"), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: tc.replies}
+			opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true,
+				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) },
+				Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pattern, read string
+			for _, c := range turn.Calls {
+				var args struct{ Pattern, Path string }
+				json.Unmarshal(c.Arguments, &args)
+				switch {
+				case c.Name == "grep_search" && c.ByAgent:
+					pattern = args.Pattern
+				case c.Name == "read_file" && c.ByAgent:
+					read = args.Path
+				}
+			}
+			if pattern != tc.pattern || read != tc.read {
+				t.Errorf("searched %q and read %q, want %q and %q; calls %+v", pattern, read, tc.pattern, tc.read, turn.Calls)
+			}
+			if tc.read != "" && tc.pattern != "" && !strings.Contains(a.History()[0].Content, "Searching the files for \""+tc.pattern+"\" found:\n") {
+				t.Errorf("the request lacks the search's result:\n%s", a.History()[0].Content)
+			}
+			// The answer's prompt shows the search's line and the file's
+			// once each: the results, then the request as written.
+			if last := eng.prompts[len(eng.prompts)-1]; tc.name == "searched" && strings.Count(last, "Decision: a 24V pump.") != 2 {
+				t.Errorf("the answer's prompt shows the line %d times, want 2 (the search's, the file's):\n%s", strings.Count(last, "Decision: a 24V pump."), last)
+			}
+		})
+	}
+}
