@@ -545,7 +545,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)
 	}
-	content := groundedAnswer(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)), turn.Calls)
+	content := groundedAnswer(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)), turn.request, turn.Calls)
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: content})
 	turn.Content = content
 	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/offgrid-ai/offgrid/tools"
 )
@@ -188,25 +190,42 @@ func echoed(line string) bool {
 }
 
 // withoutEchoes returns text without its lines that repeat offgrid's
-// instructions (echoed).
-func withoutEchoes(text string) string {
+// instructions (echoed) or the request (repeats).
+func withoutEchoes(text, request string) string {
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
 	for _, l := range lines {
-		if !echoed(l) {
+		if !echoed(l) && !repeats(l, request) {
 			kept = append(kept, l)
 		}
 	}
 	return strings.Join(kept, "\n")
 }
 
+// repeats reports whether line only repeats the request, or a part of it
+// of 20 letters or more, spaces, punctuation and case aside: the 0.5B,
+// shown a file that did not hold the answer, answered a question with the
+// question.
+func repeats(line, request string) bool {
+	key := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, s)
+	}
+	l, r := key(line), key(request)
+	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l))
+}
+
 // grounded returns the answer made of offgrid's failure note and the
 // model's text after it, without lines that repeat offgrid's
-// instructions (withoutEchoes): the note alone when that text shows a block of
+// instructions or the request (withoutEchoes): the note alone when that text shows a block of
 // content (```), which no tool returned; the model's text alone when
 // there is no note.
-func grounded(note, text string) string {
-	text = strings.TrimSpace(withoutEchoes(text))
+func grounded(note, text, request string) string {
+	text = strings.TrimSpace(withoutEchoes(text, request))
 	if note == "" {
 		return text
 	}
@@ -216,13 +235,16 @@ func grounded(note, text string) string {
 	return strings.TrimSpace(strings.TrimSpace(note) + "\n\n" + text)
 }
 
-// groundedAnswer is the answer to a turn that made calls: grounded, and
-// when that leaves nothing to show, what the calls returned
-// (resultsNote), so that a turn never ends with an empty answer that the
-// tools had something for.
-func groundedAnswer(note, text string, calls []ToolRecord) string {
-	if s := grounded(note, text); s != "" {
+// groundedAnswer is the answer to a turn: grounded, and when that leaves
+// nothing to show, what the calls returned (resultsNote), so that a turn
+// never ends with an empty answer that the tools had something for; the
+// model's text as it is when there is nothing else.
+func groundedAnswer(note, text, request string, calls []ToolRecord) string {
+	if s := grounded(note, text, request); s != "" {
 		return s
 	}
-	return resultsNote(calls)
+	if s := resultsNote(calls); s != "" {
+		return s
+	}
+	return strings.TrimSpace(text)
 }

@@ -60,8 +60,13 @@ func TestGrounded(t *testing.T) {
 		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
 		{"", "Say what failed and why, and never make up what it would have returned.", ""},
 		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
+		// So are lines that repeat the request, in any language.
+		{"", "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?", ""},
+		{"", "mit welchem mehrwertsteuersatz rechnet unsere pipeline gerade", ""},
+		{"", "Welchem Mehrwertsteuersatz rechnet unsere Pipeline:\nDer Satz ist 0,19.", "Der Satz ist 0,19."},
+		{"", "Pipeline.", "Pipeline."}, // a word of it is not a repeat
 	} {
-		if got := grounded(tc.note, tc.text); got != tc.want {
+		if got := grounded(tc.note, tc.text, "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?"); got != tc.want {
 			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
 		}
 	}

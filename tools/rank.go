@@ -29,8 +29,8 @@ import (
 // Bounds of a ranked search: the lines shown, the lines shown of one file,
 // the candidate lines kept while reading, and the bytes read.
 const (
-	maxRanked        = 20
-	maxRankedPerFile = 6
+	maxRanked        = 10
+	maxRankedPerFile = 4
 	maxCandidates    = 20000
 	maxRankBytes     = 32 << 20
 )
