@@ -28,17 +28,18 @@ const (
 
 // beforeFirstReply runs the assists that act before the model's first
 // reply, in order: what the request names (Mentions), the model's choice
-// of what it needs (intent: ToolsByTopic, Rewrite, ReadAnswer, Locate),
-// the file it is about (Locate), the tools offered (ToolsByTopic), the
-// files read for the model (ReadFirst), whether the first reply must be
-// a call (LookFirst) or find (FindFirst), the file written whole
-// (Rewrite), and the answer
-// from the files read (ReadAnswer). It reports whether the turn ended.
+// of what it needs (intent: ToolsByTopic, Rewrite, ReadAnswer, Locate,
+// SearchFirst), the file it is about (Locate), the tools offered
+// (ToolsByTopic), the search for a request that names no file
+// (SearchFirst), the files read for the model (ReadFirst), whether the
+// first reply must be a call (LookFirst) or find (FindFirst), the file
+// written whole (Rewrite), and the answer from the files read
+// (ReadAnswer). It reports whether the turn ended.
 func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error) {
 	if a.opts.Mentions != nil && (a.opts.ReadFirst || a.opts.LookFirst || a.opts.Rewrite) {
 		t.named = a.opts.Mentions(t.text)
 	}
-	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate) {
+	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate || a.opts.SearchFirst) {
 		t.in = a.intent(ctx, &t.turn, t.text, t.named, t.on)
 		t.turn.change = t.in.known && t.in.change
 	}

@@ -3,29 +3,59 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // generalAgent is catalogAgent driven by the default model's profile, as
 // offgrid run drives it: the model's own choice of what a request needs
 // decides the tools offered, the rewrite and the answer from the files
-// read.
+// read; the assists see the directory's files.
 func generalAgent(t *testing.T) (*Agent, string) {
 	t.Helper()
 	p, err := LookupProfile("qwen2.5-coder-0.5b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return catalogAgent(t, func(o *Options) {
+	var dir string
+	a, dir := catalogAgent(t, func(o *Options) {
 		if *o, err = p.Apply(*o); err != nil {
 			t.Fatal(err)
 		}
+		o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
 	})
+	return a, dir
+}
+
+// TestDefaultModelSearchesFirst: a question about the notes that names
+// no file, in French, is searched for before the first reply, and the
+// answer holds what the notes say; the 0.5B answered such questions from
+// nothing, or read a file it guessed.
+func TestDefaultModelSearchesFirst(t *testing.T) {
+	a, dir := generalAgent(t)
+	a.opts.SearchFirst = true
+	os.MkdirAll(filepath.Join(dir, "projects", "summer-party"), 0o755)
+	os.WriteFile(filepath.Join(dir, "projects", "summer-party", "plan.md"), []byte(
+		"# Summer party\n\n## Who does what\n- Drinks: Lena\n- Grill: Malik\n- Music: Jonas\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Our notes\n\nMeetings, plans and recipes of the house.\n"), 0o644)
+	turn, err := a.Send(t.Context(), "Qui s'occupe du grill pour la fête ?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := false
+	for _, r := range turn.Calls {
+		searched = searched || r.ByAgent && r.Name == "grep_search" && r.OK()
+	}
+	if !searched || !strings.Contains(turn.Content, "Malik") {
+		t.Fatalf("answer %q; calls:\n%s\nwant a search of offgrid's and Malik named", turn.Content, callsOf(turn))
+	}
 }
 
 // callsOf describes a turn's calls for failure messages.
