@@ -95,12 +95,16 @@ var intentExamples = []struct{ request, label string }{
 	{"Put a line in the changelog that the login bug is fixed", "change"},
 }
 
-// intentMessages is the choice put to the model: the options, examples
-// as earlier turns of a conversation, then the request. All but the
-// request are the same for every request, so their KV cache is kept.
-func intentMessages(opts []intentOption, request string) ([]Message, []string) {
+// intentMessages is the choice put to the model: the options and what
+// the folder holds (folder, maybe ""), examples as earlier turns of a
+// conversation, then the request. All but the request are the same for
+// every request in a folder, so their KV cache is kept.
+func intentMessages(opts []intentOption, folder, request string) ([]Message, []string) {
 	var b strings.Builder
 	b.WriteString("A user works in a folder of files on their computer (a project, notes, documents or data). For each request, reply with one word: what the request needs.\n\n")
+	if folder != "" {
+		b.WriteString("The folder holds " + folder + ".\n\n")
+	}
 	labels := make([]string, len(opts))
 	for i, o := range opts {
 		labels[i] = o.label
@@ -115,8 +119,9 @@ func intentMessages(opts []intentOption, request string) ([]Message, []string) {
 	return append(msgs, Message{Role: RoleUser, Content: request}), labels
 }
 
-// intent has the model choose what request needs, shown what the folder
-// holds (folderOverview). A request that names a file or folder, even
+// intent has the model choose what request needs, told what the folder
+// holds (folderOverview) before the examples: told it after the request,
+// the 0.5B chose "read" for "What is 12 times 12?". A request that names a file or folder, even
 // one that does not exist ("Add a .gitignore", "show /etc/hosts"), needs
 // the files whatever the model chose.
 func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) intent {
@@ -124,7 +129,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 	if len(opts) < 2 {
 		return intent{}
 	}
-	msgs, labels := intentMessages(opts, request+a.folderOverview(ctx))
+	msgs, labels := intentMessages(opts, a.folderOverview(ctx), request)
 	req := CompletionRequest{
 		Messages:   msgs,
 		Format:     a.opts.Format,
@@ -173,12 +178,9 @@ func (a *Agent) folderOverview(ctx context.Context) string {
 		paths = paths[:maxOverview]
 	}
 	slices.Sort(paths)
-	s := "\n\n(The folder holds " + strings.Join(paths, ", ")
-	switch {
-	case rest > 0 || more:
-		s += ", and more files)"
-	default:
-		s += ")"
+	s := strings.Join(paths, ", ")
+	if rest > 0 || more {
+		s += " and more files"
 	}
 	return s
 }
