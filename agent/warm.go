@@ -27,7 +27,7 @@ func (a *Agent) Warm(ctx context.Context) error {
 	defer func() { a.topics = saved; a.offer() }()
 
 	var reqs []CompletionRequest
-	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate) {
+	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate || a.opts.SearchFirst) {
 		if opts := a.intentOptions(); len(opts) >= 2 {
 			msgs, labels := intentMessages(opts, a.folderOverview(ctx), "A")
 			req := CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None, Fixed: len(msgs) - 1, Stream: func(string) {}}
@@ -36,6 +36,10 @@ func (a *Agent) Warm(ctx context.Context) error {
 			}
 			reqs = append(reqs, req)
 		}
+	}
+	if a.opts.SearchFirst && a.opts.ToolChoice != grammar.None {
+		msgs := searchMessages("A")
+		reqs = append(reqs, CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None, Fixed: len(msgs) - 1, Stream: func(string) {}})
 	}
 	// The tool sets: every tool, and with ToolsByTopic those of each
 	// topic alone and of none.
