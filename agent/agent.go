@@ -488,7 +488,7 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	}
 	switch {
 	case req.Stream != nil:
-	case a.answerNote(*turn) != "":
+	case a.answerNote(*turn) != "" || a.unchanged(*turn):
 		// The answer is shown once grounded (see grounded).
 		req.Stream = func(string) {}
 	default:
@@ -545,7 +545,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)
 	}
-	content := groundedAnswer(note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)), turn.request, turn.Calls)
+	content := a.answerOf(*turn, note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)))
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: content})
 	turn.Content = content
 	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})

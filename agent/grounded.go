@@ -21,21 +21,34 @@ import (
 // "The contents of /etc/passwd are:" and made-up lines.
 
 // answerNote returns offgrid's account of the turn's calls that an answer
-// begins with: what failed (failureNote), then what was changed
-// (changeNote) or, for a change that nothing made, that no file changed
-// (unchangedNote); "" when there is nothing to tell.
+// begins with and the model continues: what failed (failureNote), then
+// what was changed (changeNote); "" when there is nothing to tell.
 func (a *Agent) answerNote(turn Turn) string {
-	failed, changed := failureNote(turn.Calls), a.changeNote(turn.Calls)
-	if failed == "" && changed == "" && turn.change {
-		return unchangedNote
-	}
-	return failed + changed
+	return failureNote(turn.Calls) + a.changeNote(turn.Calls)
 }
 
-// unchangedNote begins the answer to a request for a change (as the model
-// chose, see intent) when no call failed and none changed anything: the
-// 0.5B, asked in Chinese to delete a sentence of the README, called no
-// tool and answered that it had deleted it.
+// unchanged reports whether the turn asked for a change (as the model
+// chose, see intent) that no call made, none having failed either.
+func (a *Agent) unchanged(turn Turn) bool {
+	return turn.change && a.answerNote(turn) == ""
+}
+
+// answerOf is the answer shown for the model's text: grounded in the
+// turn's calls after note (groundedAnswer), and after unchangedNote when
+// the change asked for was not made. The model does not continue that
+// note: made to, the 0.5B went on "The user denied running the tools",
+// which nobody had.
+func (a *Agent) answerOf(turn Turn, note, text string) string {
+	s := groundedAnswer(note, text, turn.request, turn.Calls)
+	if a.unchanged(turn) {
+		s = strings.TrimSpace(unchangedNote + s)
+	}
+	return s
+}
+
+// unchangedNote begins the answer to a request for a change that no call
+// made: the 0.5B, asked in Chinese to delete a sentence of the README,
+// called no tool and answered that it had deleted it.
 const unchangedNote = "No file was changed.\n\n"
 
 // changeNote returns what the turn's calls changed, as their results

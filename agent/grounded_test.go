@@ -177,10 +177,11 @@ func TestAgentResultsNote(t *testing.T) {
 	}
 }
 
-// TestAnswerNoteUnchanged: the answer to a request for a change that no
-// call made begins with offgrid's "No file was changed."; not when a
-// change succeeded, a call failed, or the request asked for no change.
-func TestAnswerNoteUnchanged(t *testing.T) {
+// TestAnswerUnchanged: the answer to a request for a change that no call
+// made begins with offgrid's "No file was changed.", which the model does
+// not continue; not when a change succeeded, a call failed, or the
+// request asked for no change.
+func TestAnswerUnchanged(t *testing.T) {
 	reg, err := tools.Builtin(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -190,19 +191,24 @@ func TestAnswerNoteUnchanged(t *testing.T) {
 	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`), Result: tools.OK("1: x")}
 	missing := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"b.txt"}`), Result: tools.Fail(tools.TypeNotFound, "b.txt does not exist")}
 	for _, tc := range []struct {
-		name string
-		turn Turn
-		want string
+		name       string
+		turn       Turn
+		note, want string // what the model continues; the answer to "I did it."
 	}{
-		{"a change, no call", Turn{change: true}, unchangedNote},
-		{"a change, only a read", Turn{change: true, Calls: []ToolRecord{read}}, unchangedNote},
-		{"a change made", Turn{change: true, Calls: []ToolRecord{read, wrote}}, "Created a.txt (1 bytes)\n\n"},
-		{"a change, the read failed", Turn{change: true, Calls: []ToolRecord{missing}}, "`read_file b.txt` failed (not_found): b.txt does not exist\n\n"},
-		{"a question", Turn{Calls: []ToolRecord{read}}, ""},
+		{"a change, no call", Turn{change: true}, "", "No file was changed.\n\nI did it."},
+		{"a change, only a read", Turn{change: true, Calls: []ToolRecord{read}}, "", "No file was changed.\n\nI did it."},
+		{"a change made", Turn{change: true, Calls: []ToolRecord{read, wrote}}, "Created a.txt (1 bytes)\n\n", "Created a.txt (1 bytes)\n\nI did it."},
+		{"a change, the read failed", Turn{change: true, Calls: []ToolRecord{missing}}, "`read_file b.txt` failed (not_found): b.txt does not exist\n\n",
+			"`read_file b.txt` failed (not_found): b.txt does not exist\n\nI did it."},
+		{"a question", Turn{Calls: []ToolRecord{read}}, "", "I did it."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := a.answerNote(tc.turn); got != tc.want {
-				t.Errorf("answerNote = %q, want %q", got, tc.want)
+			note := a.answerNote(tc.turn)
+			if note != tc.note {
+				t.Errorf("answerNote = %q, want %q", note, tc.note)
+			}
+			if got := a.answerOf(tc.turn, note, "I did it."); got != tc.want {
+				t.Errorf("answerOf = %q, want %q", got, tc.want)
 			}
 		})
 	}

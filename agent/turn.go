@@ -174,7 +174,7 @@ func (a *Agent) malformed(t *turnState, comp Completion) Step {
 // results (see groundedAnswer).
 func (a *Agent) final(t *turnState, comp Completion) Turn {
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: comp.Content, Raw: comp.Raw})
-	t.turn.Content = groundedAnswer(a.answerNote(t.turn), comp.Content, t.text, t.turn.Calls)
+	t.turn.Content = a.answerOf(t.turn, a.answerNote(t.turn), comp.Content)
 	t.on(Event{Type: EventFinal, Text: t.turn.Content, Calls: t.turn.Calls})
 	return t.turn
 }
