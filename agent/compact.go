@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -259,9 +258,11 @@ func (a *Agent) modelResultFitted(req CompletionRequest, call grammar.Call, r to
 // result gets an equal share of the room.
 func (a *Agent) answerPrompt(start int, turn Turn) []Message {
 	calls := turn.Calls
-	// The request as the user wrote it: what the assists added to it
-	// (the files read first, a search) is among the calls' results.
-	earlier, request := a.history[:start], cmp.Or(turn.request, a.history[start].Content)
+	// The request with what the assists added to it (the files read
+	// first, a search), though the calls' results hold them too: shown
+	// them only among the results, the 0.5B answered "What is on line
+	// 2999 of big.txt?" with another line (TestRunDefaultModel).
+	earlier, request := a.history[:start], a.history[start].Content
 	msgs := answerMessages(earlier, request, calls, func(r ToolRecord) string { return a.modelResult(r.Result) })
 	window := a.c.Window()
 	if window <= 0 || len(calls) == 0 {

@@ -40,7 +40,6 @@ func generalAgent(t *testing.T) (*Agent, string) {
 // nothing, or read a file it guessed.
 func TestDefaultModelSearchesFirst(t *testing.T) {
 	a, dir := generalAgent(t)
-	a.opts.SearchFirst = true
 	os.MkdirAll(filepath.Join(dir, "projects", "summer-party"), 0o755)
 	os.WriteFile(filepath.Join(dir, "projects", "summer-party", "plan.md"), []byte(
 		"# Summer party\n\n## Who does what\n- Drinks: Lena\n- Grill: Malik\n- Music: Jonas\n"), 0o644)
