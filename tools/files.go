@@ -344,7 +344,7 @@ func (f *fileTools) readFile(ctx context.Context, a readArgs) (string, error) {
 	}
 	start := max(a.Offset, 1)
 	var b, raw strings.Builder // raw: a table's text, for tableNote
-	table := !windowed && tableNote(a.Path, "a,b\n1,2\n") != ""
+	table := !windowed && tableComma(a.Path) != 0
 	n, last := 0, 0
 	for {
 		if err := ctx.Err(); err != nil {

@@ -30,13 +30,8 @@ const (
 // numeric column but the first (which names the rows). The sums by group
 // are left out when the note would pass maxTableNote.
 func tableNote(name, text string) string {
-	var comma rune
-	switch strings.ToLower(path.Ext(name)) {
-	case ".csv":
-		comma = ','
-	case ".tsv":
-		comma = '\t'
-	default:
+	comma := tableComma(name)
+	if comma == 0 {
 		return ""
 	}
 	r := csv.NewReader(strings.NewReader(text))
@@ -128,6 +123,18 @@ func tableNote(name, text string) string {
 		out = out[:figures] // without the sums by group
 	}
 	return out + "]\n"
+}
+
+// tableComma returns the field separator of a CSV or TSV file by its
+// name, 0 for another file.
+func tableComma(name string) rune {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".csv":
+		return ','
+	case ".tsv":
+		return '\t'
+	}
+	return 0
 }
 
 // number parses a table cell as a number: digits with an optional sign
