@@ -536,7 +536,7 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // shown whole once checked (see groundedContinuation), not streamed.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
 	req := CompletionRequest{
-		Messages: a.answerPrompt(start, *turn),
+		Messages: a.answerPrompt(start, turn.Calls),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	}
 	note := a.answerNote(*turn)
