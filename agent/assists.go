@@ -88,7 +88,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 // or folder, offgrid read files for it, the model did not choose that it
 // needs the files, or no tool would be left.
 func (a *Agent) findFirst(t *turnState, read bool) []string {
-	if !a.opts.FindFirst || read || len(t.named) > 0 || !t.in.known || t.in.topic != tools.TopicFiles ||
+	if !a.opts.FindFirst || read || len(t.named) > 0 || !t.in.known || t.in.topic != tools.TopicFiles || t.in.list ||
 		a.opts.NoGrammar || a.opts.ToolChoice == grammar.None {
 		return nil
 	}

@@ -164,7 +164,7 @@ func TestDefaultModelIntent(t *testing.T) {
 		{"What is the capital of France?", "none"},
 		{"Translate 'good morning' into Spanish.", "none"},
 		{"Hallo!", "none"},
-		{"Quels fichiers y a-t-il dans le dossier src ?", "read"},
+		{"Quels fichiers y a-t-il dans le dossier src ?", "list"},
 		{"¿Dónde se define la función main?", "read"},
 		{"How many rows does sales.csv have?", "read"},
 		{"Which file sets the timeout?", "read"},
@@ -185,7 +185,7 @@ func TestDefaultModelIntent(t *testing.T) {
 		in := a.intent(t.Context(), &turn, tc.request, nil, func(Event) {})
 		got := "?"
 		for _, o := range a.intentOptions() {
-			if in.known && o.topic == in.topic && o.change == in.change {
+			if in.known && o.topic == in.topic && o.change == in.change && o.list == in.list {
 				got = o.label
 			}
 		}

@@ -176,9 +176,6 @@ func callTarget(r ToolRecord) string {
 const (
 	failedInstruction = "A call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned."
 	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions."
-	// deniedSentence ends doneInstruction, as measured, when nobody was asked
-	// (see answerMessages).
-	deniedSentence = "A tool the user denied did not run, so that was not done."
 )
 
 // echoed reports whether line repeats a sentence of offgrid's own
@@ -189,7 +186,7 @@ func echoed(line string) bool {
 	if len(line) < 20 {
 		return false
 	}
-	for _, in := range []string{failedInstruction, doneInstruction + " " + deniedSentence} {
+	for _, in := range []string{failedInstruction, doneInstruction} {
 		for _, s := range strings.SplitAfter(in, ". ") {
 			if s = strings.TrimSpace(s); len(s) >= 20 && (strings.Contains(line, s) || strings.Contains(s, line)) {
 				return true

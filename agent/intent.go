@@ -23,6 +23,7 @@ type intent struct {
 	known  bool   // the model chose; false fails open
 	topic  string // the tool topic the request needs; "" for none
 	change bool   // a change to files: editing one or making one
+	list   bool   // the names of files or folders, not their content
 }
 
 // intentOption is one option of the choice: a label the model writes
@@ -32,6 +33,7 @@ type intentOption struct {
 	text   string
 	topic  string
 	change bool
+	list   bool
 }
 
 // intentOptions returns the options offered for the topics of the
@@ -53,31 +55,36 @@ func (a *Agent) intentOptions() []intentOption {
 			opts = append(opts, o...)
 		}
 	}
+	// A listing is an option of its own so that it is not searched for
+	// (search-first): "List the files in this directory" read a file
+	// that mentioned files.
 	add(tools.TopicFiles,
-		intentOption{"read", "information from the user's files or folders: list, read, search, count or summarize them", tools.TopicFiles, false},
-		intentOption{"change", "a change to the user's files: edit, fix, rename, add or remove lines, or create or write a file", tools.TopicFiles, true})
-	add(tools.TopicClock, intentOption{"clock", "the current date, day or time", tools.TopicClock, false})
-	add(tools.TopicTasks, intentOption{"tasks", "the user's task list: add, list or update tasks", tools.TopicTasks, false})
-	add(tools.TopicCommands, intentOption{"command", "running a command, a script or a program", tools.TopicCommands, false})
+		intentOption{"list", "the names of the files or folders in the user's folder: list them, or say which exist", tools.TopicFiles, false, true},
+		intentOption{"read", "information inside the user's files: read, search, count or summarize what they say", tools.TopicFiles, false, false},
+		intentOption{"change", "a change to the user's files: edit, fix, rename, add or remove lines, or create or write a file", tools.TopicFiles, true, false})
+	add(tools.TopicClock, intentOption{"clock", "the current time, date or day of the week, from the computer's clock", tools.TopicClock, false, false})
+	add(tools.TopicTasks, intentOption{"tasks", "the task list this assistant keeps for the user: add tasks, list them or mark them done", tools.TopicTasks, false, false})
+	add(tools.TopicCommands, intentOption{"command", "running a command, a script or a program", tools.TopicCommands, false, false})
 	for _, t := range topics {
 		switch t {
 		case tools.TopicFiles, tools.TopicClock, tools.TopicTasks, tools.TopicCommands:
 		default:
-			opts = append(opts, intentOption{t, shorten(first[t], 100), t, false})
+			opts = append(opts, intentOption{t, shorten(first[t], 100), t, false, false})
 		}
 	}
-	return append(opts, intentOption{"none", "nothing from the computer: general knowledge, arithmetic, writing or conversation", "", false})
+	return append(opts, intentOption{"none", "nothing from the computer: general knowledge, arithmetic, writing or conversation", "", false, false})
 }
 
 // intentExamples are requests and the label of each, in several
 // languages; an example whose label is not offered is left out.
 var intentExamples = []struct{ request, label string }{
-	{"Show me what's in the docs folder", "read"},
+	{"Show me what's in the docs folder", "list"},
 	{"Explique-moi ce qu'est une API REST", "none"},
 	{"Rename the function load_data to read_data in utils.py", "change"},
 	{"今何時ですか", "clock"},
 	{"¿Qué versión aparece en package.json?", "read"},
 	{"Remind me to call the dentist", "tasks"},
+	{"Search the code for FIXME and tell me which file has it", "read"},
 	{"Schreib eine Datei todo.md mit drei Punkten", "change"},
 	{"What is 7 squared?", "none"},
 	{"Lance le script build.sh", "command"},
@@ -93,6 +100,8 @@ var intentExamples = []struct{ request, label string }{
 	{"Le bouton « Envoyer » doit s'appeler « Valider » partout", "change"},
 	{"plan.md の締め切りを金曜日にしておいて", "change"},
 	{"Put a line in the changelog that the login bug is fixed", "change"},
+	{"Ajoute une tâche : arroser les plantes", "tasks"},
+	{"Welche Python-Dateien gibt es hier?", "list"},
 	{"Quelle heure est-il maintenant ?", "clock"},
 }
 
@@ -148,7 +157,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 	if err != nil || i < 0 {
 		return intent{}
 	}
-	in := intent{known: true, topic: opts[i].topic, change: opts[i].change}
+	in := intent{known: true, topic: opts[i].topic, change: opts[i].change, list: opts[i].list}
 	if in.topic == "" && len(named) > 0 {
 		in.topic = tools.TopicFiles
 	}

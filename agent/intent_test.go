@@ -28,6 +28,7 @@ func TestAgentIntent(t *testing.T) {
 		want                 intent
 	}{
 		{"read", "Où est définie la fonction main ?", "read", intent{known: true, topic: tools.TopicFiles}},
+		{"list", "¿Qué hay en la carpeta docs?", "list", intent{known: true, topic: tools.TopicFiles, list: true}},
 		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}},
 		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}},
 		{"none", "What is 7 squared?", "none", intent{known: true}},

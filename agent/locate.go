@@ -29,7 +29,7 @@ const maxLocate = 200
 // need the files (in), names a file or directory (even one that does
 // not exist), or the project has no files or too many.
 func (a *Agent) locate(ctx context.Context, turn *Turn, request string, in intent, named []tools.Mention, on func(Event)) []tools.Mention {
-	if !a.opts.Locate || !a.opts.ReadFirst || a.opts.Files == nil || !in.known || in.topic != tools.TopicFiles || len(named) > 0 {
+	if !a.opts.Locate || !a.opts.ReadFirst || a.opts.Files == nil || !in.known || in.topic != tools.TopicFiles || in.list || len(named) > 0 {
 		return nil
 	}
 	paths, more, err := a.opts.Files(ctx, maxLocate)

@@ -53,10 +53,12 @@ func searchMessages(request string) []Message {
 
 // searchFirst runs the search for t's request (Options.SearchFirst) and
 // returns the file of its best line, for ReadFirst to read; nil when the
-// assist is off, the request does not need the files or names one, the
+// assist is off, the request does not need the files' content (a listing
+// needs their names: searched, "List the files here" read a file that
+// mentioned files) or names a file, the
 // search tool is missing, or the search found nothing.
 func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Step, []tools.Mention, error) {
-	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || len(t.named) > 0 {
+	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || t.in.list || len(t.named) > 0 {
 		return Step{}, nil, nil
 	}
 	if _, ok := a.reg.Lookup(searchTool); !ok {

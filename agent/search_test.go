@@ -73,6 +73,7 @@ func TestAgentSearchFirst(t *testing.T) {
 		{"nothing found", "Qui gère le barbecue ?", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", ""},
 		{"a file named", "What does notes/meeting.md say?", []string{"read", "It says a pump."}, "", "notes/meeting.md"},
 		{"no files needed", "What is 7 squared?", []string{"none", "49"}, "", ""},
+		{"a listing: names, not content", "Quels fichiers y a-t-il ici ?", []string{"list", hermes(call("ls", `{"path":"."}`)), "notes/ and parser.go."}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
