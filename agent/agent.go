@@ -603,10 +603,18 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		if failureNote(calls) != "" && len(denied) == 0 {
 			b.WriteString("\n\n" + failedInstruction)
 		} else if len(denied) == 0 {
-			// Its sentence "A tool the user denied did not run, so that
-			// was not done.", once measured best, went: the 0.5B ended
-			// changes nobody denied with "The user denied did not run."
+			// The wording measured best on answers (see docs/); its last
+			// sentence stays so that the prompt is as measured, except
+			// when the user was asked about a call and allowed it: the
+			// 0.5B, having inserted a line the user allowed, went on "The
+			// user denied running the insert_lines tool". Without it the
+			// 0.5B counted lines wrong twice in the built-in suite; what
+			// it echoes of it ("The user denied did not run.") is dropped
+			// (echoed).
 			b.WriteString("\n\n" + doneInstruction)
+			if !slices.ContainsFunc(calls, func(c ToolRecord) bool { return c.Asked }) {
+				b.WriteString(" " + deniedSentence)
+			}
 		} else {
 			// Told that the tools did what was asked, models claimed the
 			// denied change was made.

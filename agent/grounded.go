@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/offgrid-ai/offgrid/internal/words"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -176,6 +177,9 @@ func callTarget(r ToolRecord) string {
 const (
 	failedInstruction = "A call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned."
 	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions."
+	// deniedSentence ends doneInstruction, as measured, when nobody was asked
+	// (see answerMessages).
+	deniedSentence = "A tool the user denied did not run, so that was not done."
 )
 
 // echoed reports whether line repeats a sentence of offgrid's own
@@ -186,7 +190,7 @@ func echoed(line string) bool {
 	if len(line) < 20 {
 		return false
 	}
-	for _, in := range []string{failedInstruction, doneInstruction} {
+	for _, in := range []string{failedInstruction, doneInstruction + " " + deniedSentence} {
 		for _, s := range strings.SplitAfter(in, ". ") {
 			if s = strings.TrimSpace(s); len(s) >= 20 && (strings.Contains(line, s) || strings.Contains(s, line)) {
 				return true
@@ -200,16 +204,45 @@ func echoed(line string) bool {
 }
 
 // withoutEchoes returns text without its lines that repeat offgrid's
-// instructions (echoed) or the request (repeats).
+// instructions (echoed) or the request (repeats), and without its
+// sentences made of an instruction's words (garbled).
 func withoutEchoes(text, request string) string {
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
 	for _, l := range lines {
-		if !echoed(l) && !repeats(l, request) {
-			kept = append(kept, l)
+		if echoed(l) || repeats(l, request) {
+			continue
+		}
+		var b strings.Builder
+		for _, s := range strings.SplitAfter(l, ". ") {
+			if !garbled(s) {
+				b.WriteString(s)
+			}
+		}
+		if s := strings.TrimRight(b.String(), " "); s != "" || strings.TrimSpace(l) == "" {
+			kept = append(kept, s)
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// garbled reports whether sentence is made of four or more words all of
+// which are words of one sentence of offgrid's instructions: the 0.5B
+// ended changes nobody denied with "The user denied did not run.", from
+// deniedSentence.
+func garbled(sentence string) bool {
+	ks := words.Keys(sentence)
+	if len(ks) < 4 {
+		return false
+	}
+	for _, in := range []string{failedInstruction, doneInstruction, deniedSentence} {
+		for _, s := range strings.SplitAfter(in, ". ") {
+			if ik := words.Keys(s); !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(ik, k) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // repeats reports whether line only repeats the request, or a part of it

@@ -57,8 +57,12 @@ func TestGrounded(t *testing.T) {
 		{"`read_file x` failed (not_found): x does not exist\n\n", "", "`read_file x` failed (not_found): x does not exist"},
 		// Lines that repeat offgrid's own instructions are dropped.
 		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)"},
-		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions.", "Done."},
+		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
 		{"", "Say what failed and why, and never make up what it would have returned.", ""},
+		// And sentences made of an instruction's words.
+		{"Replaced line 3 of config.json.\n\n", "The port is now 9090. The user denied did not run.", "Replaced line 3 of config.json.\n\nThe port is now 9090."},
+		{"", "The user denied permission for rm, so it did not run.", "The user denied permission for rm, so it did not run."},
+		{"", "Done.\n\nThe user denied did not run.\nIt holds 3 lines.", "Done.\n\nIt holds 3 lines."},
 		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
 		// So are lines that repeat the request, in any language.
 		{"", "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?", ""},
