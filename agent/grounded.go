@@ -205,8 +205,9 @@ func echoed(line string) bool {
 
 // withoutEchoes returns text without its lines that repeat offgrid's
 // instructions (echoed) or the request (repeats), and without its
-// sentences made of an instruction's words (garbled).
-func withoutEchoes(text, request string) string {
+// sentences made of an instruction's words (garbled) or, when no call
+// was denied, that speak of denials in deniedSentence's words.
+func withoutEchoes(text, request string, denied bool) string {
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
 	for _, l := range lines {
@@ -215,7 +216,7 @@ func withoutEchoes(text, request string) string {
 		}
 		var b strings.Builder
 		for _, s := range strings.SplitAfter(l, ". ") {
-			if !garbled(s) {
+			if !garbled(s) && (denied || !deniedEcho(s)) {
 				b.WriteString(s)
 			}
 		}
@@ -262,13 +263,30 @@ func repeats(line, request string) bool {
 	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l))
 }
 
+// deniedEcho reports whether sentence holds three words in a row of
+// deniedSentence: said of a turn in which nothing was denied ("The user
+// denied running the tools because …" after a change that was made), it
+// is false.
+func deniedEcho(sentence string) bool {
+	ks, ds := words.Keys(sentence), words.Keys(deniedSentence)
+	for i := 0; i+3 <= len(ds); i++ {
+		for j := 0; j+3 <= len(ks); j++ {
+			if slices.Equal(ks[j:j+3], ds[i:i+3]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // grounded returns the answer made of offgrid's failure note and the
 // model's text after it, without lines that repeat offgrid's
-// instructions or the request (withoutEchoes): the note alone when that text shows a block of
+// instructions or the request (withoutEchoes; denied: a call of the turn
+// was denied): the note alone when that text shows a block of
 // content (```), which no tool returned; the model's text alone when
 // there is no note.
-func grounded(note, text, request string) string {
-	text = strings.TrimSpace(withoutEchoes(text, request))
+func grounded(note, text, request string, denied bool) string {
+	text = strings.TrimSpace(withoutEchoes(text, request, denied))
 	if note == "" {
 		return text
 	}
@@ -283,7 +301,7 @@ func grounded(note, text, request string) string {
 // never ends with an empty answer that the tools had something for; the
 // model's text as it is when there is nothing else.
 func groundedAnswer(note, text, request string, calls []ToolRecord) string {
-	if s := grounded(note, text, request); s != "" {
+	if s := grounded(note, text, request, slices.ContainsFunc(calls, func(r ToolRecord) bool { return r.Denied })); s != "" {
 		return s
 	}
 	if s := resultsNote(calls); s != "" {

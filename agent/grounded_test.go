@@ -50,27 +50,31 @@ func TestFailureNote(t *testing.T) {
 }
 
 func TestGrounded(t *testing.T) {
-	for _, tc := range []struct{ note, text, want string }{
-		{"", " It says hi. ", "It says hi."},
-		{"`read_file x` failed (not_found): x does not exist\n\n", "Check the name.", "`read_file x` failed (not_found): x does not exist\n\nCheck the name."},
-		{"`read_file x` failed (not_found): x does not exist\n\n", "It holds:\n```\nroot:x:0:0\n```", "`read_file x` failed (not_found): x does not exist"},
-		{"`read_file x` failed (not_found): x does not exist\n\n", "", "`read_file x` failed (not_found): x does not exist"},
+	for _, tc := range []struct {
+		note, text, want string
+		denied           bool
+	}{
+		{"", " It says hi. ", "It says hi.", false},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "Check the name.", "`read_file x` failed (not_found): x does not exist\n\nCheck the name.", false},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "It holds:\n```\nroot:x:0:0\n```", "`read_file x` failed (not_found): x does not exist", false},
+		{"`read_file x` failed (not_found): x does not exist\n\n", "", "`read_file x` failed (not_found): x does not exist", false},
 		// Lines that repeat offgrid's own instructions are dropped.
-		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)"},
-		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done."},
-		{"", "Say what failed and why, and never make up what it would have returned.", ""},
+		{"Created .gitignore (18 bytes)\n\n", "The tools have already done what the user asked: reply with what they found or did, not with instructions.", "Created .gitignore (18 bytes)", false},
+		{"", "Done.\nThe tools have already done what the user asked: reply with what they found or did, not with instructions. A tool the user denied did not run, so that was not done.", "Done.", false},
+		{"", "Say what failed and why, and never make up what it would have returned.", "", false},
 		// And sentences made of an instruction's words.
-		{"Replaced line 3 of config.json.\n\n", "The port is now 9090. The user denied did not run.", "Replaced line 3 of config.json.\n\nThe port is now 9090."},
-		{"", "The user denied permission for rm, so it did not run.", "The user denied permission for rm, so it did not run."},
-		{"", "Done.\n\nThe user denied did not run.\nIt holds 3 lines.", "Done.\n\nIt holds 3 lines."},
-		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt."},
+		{"Replaced line 3 of config.json.\n\n", "The port is now 9090. The user denied did not run.", "Replaced line 3 of config.json.\n\nThe port is now 9090.", false},
+		{"", "The user denied permission for rm, so it did not run.", "The user denied permission for rm, so it did not run.", true},
+		{"Replaced line 1 of README.md.\n\n", "The user denied running the tools because they found no instructions.", "Replaced line 1 of README.md.", false},
+		{"", "Done.\n\nThe user denied did not run.\nIt holds 3 lines.", "Done.\n\nIt holds 3 lines.", false},
+		{"", "The tools found two files: a.txt and b.txt.", "The tools found two files: a.txt and b.txt.", false},
 		// So are lines that repeat the request, in any language.
-		{"", "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?", ""},
-		{"", "mit welchem mehrwertsteuersatz rechnet unsere pipeline gerade", ""},
-		{"", "Welchem Mehrwertsteuersatz rechnet unsere Pipeline:\nDer Satz ist 0,19.", "Der Satz ist 0,19."},
-		{"", "Pipeline.", "Pipeline."}, // a word of it is not a repeat
+		{"", "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?", "", false},
+		{"", "mit welchem mehrwertsteuersatz rechnet unsere pipeline gerade", "", false},
+		{"", "Welchem Mehrwertsteuersatz rechnet unsere Pipeline:\nDer Satz ist 0,19.", "Der Satz ist 0,19.", false},
+		{"", "Pipeline.", "Pipeline.", false}, // a word of it is not a repeat
 	} {
-		if got := grounded(tc.note, tc.text, "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?"); got != tc.want {
+		if got := grounded(tc.note, tc.text, "Mit welchem Mehrwertsteuersatz rechnet unsere Pipeline gerade?", tc.denied); got != tc.want {
 			t.Errorf("grounded(%q, %q) = %q, want %q", tc.note, tc.text, got, tc.want)
 		}
 	}

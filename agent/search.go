@@ -117,7 +117,7 @@ func searchPattern(modelWords, request string) string {
 	for _, w := range markedWords(request) {
 		add(w)
 	}
-	for _, w := range words.Split(modelWords) {
+	for _, w := range words.Terms(modelWords) {
 		if !smallNumber(w) {
 			add(w)
 		}
@@ -127,7 +127,7 @@ func searchPattern(modelWords, request string) string {
 
 // markedWords returns the words of a request that its spelling marks as
 // names: those holding a digit (but for small numbers: smallNumber), an underscore or a capital after their
-// first letter ("P-104" gives "104", "MAX_RETRIES", "ParseLine"), those
+// first letter ("P-104", "MAX_RETRIES", "ParseLine"; words.Terms), those
 // capitalized inside a sentence ("Anna", "Huila"), and, in a request
 // written in a script without spaces, every word of another script
 // ("ParseLine 関数ってどこ？" gives "ParseLine"). Names are what a search
@@ -137,7 +137,7 @@ func markedWords(request string) []string {
 	var out []string
 	start := true // at the start of a sentence
 	for _, f := range strings.Fields(request) {
-		for _, w := range words.Split(f) {
+		for _, w := range words.Terms(f) {
 			rs := []rune(w)
 			if words.Unspaced(rs[0]) {
 				continue
@@ -158,10 +158,13 @@ func markedWords(request string) []string {
 	return out
 }
 
-// smallNumber reports whether w is a number of one or two digits: a
-// value a request sets or counts ("à 6", "11.25"), rarely a name.
+// smallNumber reports whether w is a number of one or two digits, with
+// or without a fraction: a value a request sets or counts ("à 6",
+// "11.25"), rarely a name (a version, "1.4.2", is not one).
 func smallNumber(w string) bool {
-	return len(w) <= 2 && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsDigit(r) })
+	whole, frac, _ := strings.Cut(strings.ReplaceAll(w, ",", "."), ".")
+	digits := func(s string) bool { return !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsDigit(r) }) }
+	return whole != "" && len(whole) <= 2 && digits(whole) && digits(frac)
 }
 
 // grepLine is a line of a grep_search result: PATH:LINE: TEXT.

@@ -19,7 +19,7 @@ func TestMarkedWords(t *testing.T) {
 		want    []string
 	}{
 		{"where's ParseLine defined?", []string{"ParseLine"}},
-		{"Where do we mention product P-104? I need every file.", []string{"P", "104"}},
+		{"Where do we mention product P-104? I need every file.", []string{"P-104"}},
 		{"Anna got a new phone. Can you update that?", nil}, // both start a sentence
 		{"Her number changed. Can you update Anna's?", []string{"Anna"}},
 		{"Baisse le seuil de stock minimum à 6, on passe trop de commandes.", nil},

@@ -38,12 +38,12 @@ const (
 // matchAll matches every line.
 var matchAll = regexp.MustCompile("")
 
-// rankTerms returns the distinct words of a pattern as search keys
-// (words.Key) ("*" is a
-// gap between words), or nil for a pattern of fewer than two words.
+// rankTerms returns the distinct terms of a pattern (words.Terms: "P-104"
+// is one) as search keys (words.Key) ("*" is a gap between words), or nil
+// for a pattern of fewer than two terms.
 func rankTerms(pattern string) []string {
 	var ts []string
-	for _, w := range words.Split(strings.ReplaceAll(pattern, "*", " ")) {
+	for _, w := range words.Terms(strings.ReplaceAll(pattern, "*", " ")) {
 		if k := words.Key(w); k != "" && !slices.Contains(ts, k) {
 			ts = append(ts, k)
 		}

@@ -7,6 +7,7 @@ package words
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Split returns the words of s: runs of letters, digits, marks and
@@ -15,30 +16,72 @@ import (
 // on its own, so that "配置文件" is four words and not one.
 func Split(s string) []string {
 	var out []string
+	for _, w := range spans(s) {
+		out = append(out, s[w[0]:w[1]])
+	}
+	return out
+}
+
+// spans returns where the words of s (Split) start and end.
+func spans(s string) [][2]int {
+	var out [][2]int
 	start := -1
 	for i, r := range s {
 		switch {
 		case Unspaced(r):
 			if start >= 0 {
-				out = append(out, s[start:i])
+				out = append(out, [2]int{start, i})
 				start = -1
 			}
-			out = append(out, string(r))
+			out = append(out, [2]int{i, i + len(string(r))})
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_':
 			if start < 0 {
 				start = i
 			}
 		default:
 			if start >= 0 {
-				out = append(out, s[start:i])
+				out = append(out, [2]int{start, i})
 				start = -1
 			}
 		}
 	}
 	if start >= 0 {
-		out = append(out, s[start:])
+		out = append(out, [2]int{start, len(s)})
 	}
 	return out
+}
+
+// Terms returns the search terms of s: its words (Split), but for words
+// joined by single hyphens, dots or slashes into a token that holds a
+// digit, which stay one term: an identifier, a version or a date
+// ("P-104", "1.4.2", "2026-07-02"). Split, "P-104" would be "P" and "104",
+// and the schema's "^P-[0-9]{3}$" would hold as many of them.
+func Terms(s string) []string {
+	var out []string
+	ws := spans(s)
+	for i := 0; i < len(ws); {
+		j := i
+		for j+1 < len(ws) && ws[j+1][0] == ws[j][1]+1 && strings.IndexByte("-./", s[ws[j][1]]) >= 0 &&
+			!unspacedAt(s, ws[j]) && !unspacedAt(s, ws[j+1]) {
+			j++
+		}
+		if tok := s[ws[i][0]:ws[j][1]]; j > i && strings.ContainsFunc(tok, unicode.IsDigit) {
+			out = append(out, tok)
+		} else {
+			for k := i; k <= j; k++ {
+				out = append(out, s[ws[k][0]:ws[k][1]])
+			}
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// unspacedAt reports whether the word at w of s is a letter of a script
+// written without spaces.
+func unspacedAt(s string, w [2]int) bool {
+	r, _ := utf8.DecodeRuneInString(s[w[0]:])
+	return Unspaced(r)
 }
 
 // Parts returns the words of an identifier: Split, with underscores
@@ -79,9 +122,15 @@ func Count(text, term string) int {
 // ("ParseLine" and "parse_line" are both "parseline"), then the parts of
 // an identifier split at underscores, lower-to-upper case changes and
 // letter-digit changes ("max" and "retries" of "MAX_RETRIES", "parse" and
-// "line" of "ParseLine").
+// "line" of "ParseLine"), and the tokens that Terms keeps whole, lower
+// case ("p-104").
 func Keys(text string) []string {
 	var keys []string
+	for _, t := range Terms(text) {
+		if strings.ContainsAny(t, "-./") {
+			keys = append(keys, Key(t))
+		}
+	}
 	for _, w := range Split(text) {
 		keys = append(keys, Key(w))
 		parts := identParts(w)

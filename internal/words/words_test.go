@@ -59,6 +59,22 @@ func TestCount(t *testing.T) {
 	}
 }
 
+func TestTerms(t *testing.T) {
+	for in, want := range map[string][]string{
+		"product P-104?":            {"product", "P-104"},
+		"version 1.4.2.":            {"version", "1.4.2"},
+		"on 2026-07-02, order S-30": {"on", "2026-07-02", "order", "S-30"},
+		"summer-party/plan.md":      {"summer", "party", "plan", "md"},
+		"data/sales-2026-q3.csv":    {"data/sales-2026-q3.csv"},
+		"P-104 が出てくる":               {"P-104", "が", "出", "て", "く", "る"},
+		"a - 1":                     {"a", "1"},
+	} {
+		if got := Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestKeys(t *testing.T) {
 	for in, want := range map[string][]string{
 		"ParseLine(s)":      {"parseline", "parse", "line", "s"},
@@ -66,9 +82,10 @@ func TestKeys(t *testing.T) {
 		"DHT22 on pin 4":    {"dht22", "dht", "22", "on", "pin", "4"},
 		"pump_pin: 17":      {"pumppin", "pump", "pin", "17"},
 		"Größe des Puffers": {"größe", "des", "puffers"},
-		"P-104":             {"p", "104"},
+		"P-104":             {"p-104", "p", "104"},
 		"get_item_by_sku()": {"getitembysku", "get", "item", "by", "sku"},
-		"__version__ = 2.3": {"version", "2", "3"},
+		"__version__ = 2.3": {"2.3", "version", "2", "3"},
+		"summer-party.md":   {"summer", "party", "md"},
 	} {
 		if got := Keys(in); !slices.Equal(got, want) {
 			t.Errorf("Keys(%q) = %q, want %q", in, got, want)
