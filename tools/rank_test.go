@@ -21,6 +21,8 @@ func TestGrepRanked(t *testing.T) {
 		"app/report.py":        "import os\n\ndef report():\n    return 'the report'\n",
 		"notes/2024-05-14.md":  "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
 		"internal/parser.go":   "package parser\n\nfunc ParseLine(s string) {}\n",
+		"data/orders.csv":      "order,product,qty\nS-1,P-104,2\nS-2,P-101,1\n",
+		"schema/order.json":    "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -37,6 +39,8 @@ func TestGrepRanked(t *testing.T) {
 		{"service port", "README.md:1: The service is small.", []string{"app/report.py"}}, // not "report" nor "import"
 		{"which port does it listen on", "config/settings.yaml:2:   listen_port: 8042", nil},
 		{"parse_line def", "internal/parser.go:3: func ParseLine(s string) {}", nil},
+		// An identifier is one term: the schema's "P-" and "104" are not it.
+		{"product P-104", "data/orders.csv:2: S-1,P-104,2", nil},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")
