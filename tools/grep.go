@@ -134,9 +134,7 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		}
 		notes = append(notes, rankNotes...)
 		fmt.Fprintf(&b, "No line contains %q in %s%s; the lines with the most of its words, rarer words counting more, best first:\n", a.Pattern, filter, flags)
-		for _, m := range ranked {
-			fmt.Fprintf(&b, "%s:%d: %s\n", m.file, m.line, m.text)
-		}
+		f.writeMatches(ctx, &b, ranked)
 		return finish(), nil
 	}
 	word := "matches"
@@ -144,13 +142,35 @@ func (f *fileTools) grep(ctx context.Context, a grepArgs) (string, error) {
 		word = "match"
 	}
 	fmt.Fprintf(&b, "%d %s for %q in %s%s:\n", len(matches), word, a.Pattern, filter, flags)
-	for _, m := range matches {
-		fmt.Fprintf(&b, "%s:%d: %s\n", m.file, m.line, m.text)
-	}
+	f.writeMatches(ctx, &b, matches)
 	if limited {
 		fmt.Fprintf(&b, "[stopped at %d matching lines; narrow the pattern or file_filter to see the rest]\n", maxGrepResults)
 	}
 	return finish(), nil
+}
+
+// writeMatches writes grep_search's lines, PATH:LINE: TEXT, a table's
+// rows (CSV, TSV) followed by their cells named by the header's columns
+// (rowLabels).
+func (f *fileTools) writeMatches(ctx context.Context, b *strings.Builder, ms []grepMatch) {
+	headers := map[string][]string{}
+	for _, m := range ms {
+		fmt.Fprintf(b, "%s:%d: %s", m.file, m.line, m.text)
+		if tableComma(m.file) != 0 {
+			h, ok := headers[m.file]
+			if !ok {
+				f.grepFile(ctx, m.file, matchAll, func(_ int, text string) bool {
+					h = tableHeader(m.file, text)
+					return false
+				})
+				headers[m.file] = h
+			}
+			if l := rowLabels(m.file, h, m.line, m.text); l != "" {
+				b.WriteString(" " + l)
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // grepMatch is a line grep_search found.

@@ -39,8 +39,9 @@ func TestGrepRanked(t *testing.T) {
 		{"service port", "README.md:1: The service is small.", []string{"app/report.py"}}, // not "report" nor "import"
 		{"which port does it listen on", "config/settings.yaml:2:   listen_port: 8042", nil},
 		{"parse_line def", "internal/parser.go:3: func ParseLine(s string) {}", nil},
-		// An identifier is one term: the schema's "P-" and "104" are not it.
-		{"product P-104", "data/orders.csv:2: S-1,P-104,2", nil},
+		// An identifier is one term: the schema's "P-" and "104" are not
+		// it. A table's row is followed by its cells named by the header.
+		{"product P-104", "data/orders.csv:2: S-1,P-104,2 (order: S-1, product: P-104, qty: 2)", nil},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")

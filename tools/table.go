@@ -155,3 +155,43 @@ func number(cell string) (float64, int, bool) {
 	}
 	return v, d, true
 }
+
+// rowLabels returns the cells of a table's row named by its header's
+// columns, "(order_id: S-3011, customer_id: C-004, …)", for a grep_search
+// line of a CSV or TSV file (name) other than its header; "" when the
+// line and the header do not parse to the same number of cells. A small
+// model asked which customer is on order S-3011, shown the bare row,
+// named the order's number.
+func rowLabels(name string, header []string, line int, text string) string {
+	comma := tableComma(name)
+	if comma == 0 || line == 1 || len(header) < 2 {
+		return ""
+	}
+	r := csv.NewReader(strings.NewReader(text))
+	r.Comma, r.LazyQuotes = comma, true
+	cells, err := r.Read()
+	if err != nil || len(cells) != len(header) {
+		return ""
+	}
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = strings.TrimSpace(header[i]) + ": " + strings.TrimSpace(c)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// tableHeader returns the cells of the first line of a CSV or TSV file,
+// or nil.
+func tableHeader(name, first string) []string {
+	comma := tableComma(name)
+	if comma == 0 {
+		return nil
+	}
+	r := csv.NewReader(strings.NewReader(first))
+	r.Comma, r.LazyQuotes = comma, true
+	cells, err := r.Read()
+	if err != nil {
+		return nil
+	}
+	return cells
+}

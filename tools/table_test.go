@@ -50,3 +50,22 @@ func TestReadFileTable(t *testing.T) {
 		t.Errorf("read from an offset: %q", res.Text())
 	}
 }
+
+func TestRowLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name, header string
+		line         int
+		text, want   string
+	}{
+		{"orders.csv", "id,customer,total", 3, "S-3,C-004,49.00", "(id: S-3, customer: C-004, total: 49.00)"},
+		{"orders.csv", "id,customer,total", 1, "id,customer,total", ""},                   // the header itself
+		{"orders.csv", "id,customer,total", 3, "S-3,C-004", ""},                           // cells do not line up
+		{"orders.csv", "id,note", 2, `S-4,"late, again"`, "(id: S-4, note: late, again)"}, // quoted comma
+		{"water.tsv", "zone\tlitres", 2, "A\t12.5", "(zone: A, litres: 12.5)"},
+		{"notes.txt", "a,b", 2, "1,2", ""},
+	} {
+		if got := rowLabels(tc.name, tableHeader(tc.name, tc.header), tc.line, tc.text); got != tc.want {
+			t.Errorf("rowLabels(%q, %q, %d, %q) = %q, want %q", tc.name, tc.header, tc.line, tc.text, got, tc.want)
+		}
+	}
+}
