@@ -160,7 +160,7 @@ func (f *fileTools) writeMatches(ctx context.Context, b *strings.Builder, ms []g
 			h, ok := headers[m.file]
 			if !ok {
 				f.grepFile(ctx, m.file, matchAll, func(_ int, text string) bool {
-					h = tableHeader(m.file, text)
+					h = tableCells(m.file, text)
 					return false
 				})
 				headers[m.file] = h

@@ -163,14 +163,11 @@ func number(cell string) (float64, int, bool) {
 // model asked which customer is on order S-3011, shown the bare row,
 // named the order's number.
 func rowLabels(name string, header []string, line int, text string) string {
-	comma := tableComma(name)
-	if comma == 0 || line == 1 || len(header) < 2 {
+	if line == 1 || len(header) < 2 {
 		return ""
 	}
-	r := csv.NewReader(strings.NewReader(text))
-	r.Comma, r.LazyQuotes = comma, true
-	cells, err := r.Read()
-	if err != nil || len(cells) != len(header) {
+	cells := tableCells(name, text)
+	if len(cells) != len(header) {
 		return ""
 	}
 	parts := make([]string, len(cells))
@@ -180,14 +177,14 @@ func rowLabels(name string, header []string, line int, text string) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// tableHeader returns the cells of the first line of a CSV or TSV file,
-// or nil.
-func tableHeader(name, first string) []string {
+// tableCells returns the cells of one line of a CSV or TSV file (name),
+// its header or a row, or nil.
+func tableCells(name, line string) []string {
 	comma := tableComma(name)
 	if comma == 0 {
 		return nil
 	}
-	r := csv.NewReader(strings.NewReader(first))
+	r := csv.NewReader(strings.NewReader(line))
 	r.Comma, r.LazyQuotes = comma, true
 	cells, err := r.Read()
 	if err != nil {

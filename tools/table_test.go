@@ -64,7 +64,7 @@ func TestRowLabels(t *testing.T) {
 		{"water.tsv", "zone\tlitres", 2, "A\t12.5", "(zone: A, litres: 12.5)"},
 		{"notes.txt", "a,b", 2, "1,2", ""},
 	} {
-		if got := rowLabels(tc.name, tableHeader(tc.name, tc.header), tc.line, tc.text); got != tc.want {
+		if got := rowLabels(tc.name, tableCells(tc.name, tc.header), tc.line, tc.text); got != tc.want {
 			t.Errorf("rowLabels(%q, %q, %d, %q) = %q, want %q", tc.name, tc.header, tc.line, tc.text, got, tc.want)
 		}
 	}

@@ -57,8 +57,12 @@ func spans(s string) [][2]int {
 // ("P-104", "1.4.2", "2026-07-02"). Split, "P-104" would be "P" and "104",
 // and the schema's "^P-[0-9]{3}$" would hold as many of them.
 func Terms(s string) []string {
+	return terms(s, spans(s))
+}
+
+// terms is Terms of s whose words are at ws (spans).
+func terms(s string, ws [][2]int) []string {
 	var out []string
-	ws := spans(s)
 	for i := 0; i < len(ws); {
 		j := i
 		for j+1 < len(ws) && ws[j+1][0] == ws[j][1]+1 && strings.IndexByte("-./", s[ws[j][1]]) >= 0 &&
@@ -126,12 +130,14 @@ func Count(text, term string) int {
 // case ("p-104").
 func Keys(text string) []string {
 	var keys []string
-	for _, t := range Terms(text) {
+	ws := spans(text)
+	for _, t := range terms(text, ws) {
 		if strings.ContainsAny(t, "-./") {
 			keys = append(keys, Key(t))
 		}
 	}
-	for _, w := range Split(text) {
+	for _, sp := range ws {
+		w := text[sp[0]:sp[1]]
 		keys = append(keys, Key(w))
 		parts := identParts(w)
 		if len(parts) > 1 {
