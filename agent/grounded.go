@@ -190,12 +190,12 @@ func echoed(line string) bool {
 	if len(line) < 20 {
 		return false
 	}
-	for _, in := range []string{failedInstruction, doneInstruction + " " + deniedSentence} {
-		for _, s := range strings.SplitAfter(in, ". ") {
-			if s = strings.TrimSpace(s); len(s) >= 20 && (strings.Contains(line, s) || strings.Contains(s, line)) {
-				return true
-			}
+	for _, s := range instructionSentences() {
+		if len(s) >= 20 && (strings.Contains(line, s) || strings.Contains(s, line)) {
+			return true
 		}
+	}
+	for _, in := range []string{failedInstruction, doneInstruction + " " + deniedSentence} {
 		if len(line) >= 40 && strings.Contains(in, strings.TrimSuffix(line, "…")) {
 			return true
 		}
@@ -236,14 +236,24 @@ func garbled(sentence string) bool {
 	if len(ks) < 4 {
 		return false
 	}
-	for _, in := range []string{failedInstruction, doneInstruction, deniedSentence} {
-		for _, s := range strings.SplitAfter(in, ". ") {
-			if ik := words.Keys(s); !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(ik, k) }) {
-				return true
-			}
+	for _, s := range instructionSentences() {
+		if ik := words.Keys(s); !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(ik, k) }) {
+			return true
 		}
 	}
 	return false
+}
+
+// instructionSentences returns the sentences of the answer prompt's
+// instructions, which an answer never repeats (echoed, garbled).
+func instructionSentences() []string {
+	var out []string
+	for _, in := range []string{failedInstruction, doneInstruction, deniedSentence} {
+		for _, s := range strings.SplitAfter(in, ". ") {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
 }
 
 // repeats reports whether line only repeats the request, or a part of it
