@@ -13,19 +13,27 @@ import (
 // readFirst reads the files among named, what the request names, for
 // the model before its first reply (Options.ReadFirst) and adds them to
 // the request, the last message of the history; not when no tools are
-// offered (ToolChoice None). It reports whether it ran any call.
-func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, on func(Event)) (Step, bool, error) {
+// offered (ToolChoice None). For a request for the names of files (list),
+// it lists the folders named too: asked "what's in the scripts folder?",
+// the 0.5B listed the working directory. It reports whether it ran any
+// call.
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
 	}
 	if _, ok := a.reg.Lookup(readFileTool); !ok {
 		return Step{}, false, nil
 	}
+	_, canList := a.reg.Lookup(listTool)
 	var calls []grammar.Call
 	var paths []string
 	for _, m := range named {
+		name := readFileTool
 		if m.Dir {
-			continue
+			if !list || !canList {
+				continue
+			}
+			name = listTool
 		}
 		if len(calls) == maxReadFirst {
 			break
@@ -34,7 +42,7 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 		if err != nil {
 			continue
 		}
-		calls = append(calls, grammar.Call{Name: readFileTool, Arguments: args})
+		calls = append(calls, grammar.Call{Name: name, Arguments: args})
 		paths = append(paths, m.Path)
 	}
 	if len(calls) == 0 {
@@ -53,19 +61,24 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	b.WriteString(req.Content)
 	recs := turn.Calls[len(turn.Calls)-len(results):] // the records of these calls
 	for i, r := range results {
+		what, verb := "file", "Reading"
+		if calls[i].Name == listTool {
+			what, verb = "folder", "Listing"
+		}
 		if recs[i].OK() {
-			fmt.Fprintf(&b, "\n\nThe file %s holds:\n%s", paths[i], r)
+			fmt.Fprintf(&b, "\n\nThe %s %s holds:\n%s", what, paths[i], r)
 		} else {
-			fmt.Fprintf(&b, "\n\nReading the file %s failed: %s", paths[i], r)
+			fmt.Fprintf(&b, "\n\n%s the %s %s failed: %s", verb, what, paths[i], r)
 		}
 	}
 	req.Content = b.String()
 	return step, true, nil
 }
 
-// readFileTool is the tool Options.ReadFirst calls; maxReadFirst bounds
-// the files it reads for one request.
+// readFileTool and listTool are the tools Options.ReadFirst calls;
+// maxReadFirst bounds the files and folders it reads for one request.
 const (
 	readFileTool = "read_file"
+	listTool     = "ls"
 	maxReadFirst = 3
 )

@@ -139,3 +139,60 @@ func TestAgentReadFirstThenWrite(t *testing.T) {
 		t.Errorf("the second request lacks the new content:\n%s", eng.prompts[2])
 	}
 }
+
+// TestAgentReadFirstLists: a request for the names of files (the model
+// chose "list") has the folders it names listed by offgrid and is
+// answered from the listing; a request to read one does not list it.
+func TestAgentReadFirstLists(t *testing.T) {
+	for _, tc := range []struct {
+		name, request, choice string
+		calls                 []string // by offgrid, in order
+	}{
+		{"folder", "¿Qué hay en la carpeta scripts?", "list", []string{"ls"}},
+		{"folder and file", "Are deploy.sh and the docs folder there?", "list", []string{"read_file", "ls"}},
+		{"read", "Summarize what is in scripts", "read", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+			os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+			os.WriteFile(filepath.Join(dir, "scripts", "deploy.sh"), []byte("echo deploy\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "deploy.sh"), []byte("echo root\n"), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: []string{tc.choice, "scripts holds deploy.sh.", "scripts holds deploy.sh."}}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+				ToolsByTopic: true, ReadFirst: true, ReadAnswer: true,
+				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range turn.Calls {
+				if !c.ByAgent || !c.OK() {
+					t.Errorf("call %+v, want one by offgrid that succeeded", c)
+				}
+				got = append(got, c.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.calls, ",") {
+				t.Fatalf("offgrid called %v, want %v", got, tc.calls)
+			}
+			if len(tc.calls) == 0 {
+				return
+			}
+			if !strings.Contains(eng.prompts[1], "deploy.sh") || !strings.Contains(eng.prompts[1], "The folder ") {
+				t.Errorf("the answer's prompt lacks the listing:\n%s", eng.prompts[1])
+			}
+			if turn.Content != "scripts holds deploy.sh." {
+				t.Errorf("answer %q", turn.Content)
+			}
+		})
+	}
+}
