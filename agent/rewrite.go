@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -16,10 +17,18 @@ import (
 // numberedLine is a line as read_file numbers it.
 var numberedLine = regexp.MustCompile(`^[0-9]+: `)
 
-// Limits of a file Options.Rewrite has the model write whole.
+// Limits of a file Options.Rewrite has the model write whole, and of the
+// part it writes of a longer one: a file of more than rewriteWhole lines
+// that a search found a line of is shown from rewriteAround lines before
+// that line to as many after it. The 0.5B wrote a 76-line file back
+// unchanged when asked to change one price in it, and changed the price
+// in the 7 lines around the line the search found (with 4 lines on each
+// side, it added a copy of the item instead).
 const (
 	maxRewriteLines = 200
 	maxRewriteBytes = 8 << 10
+	rewriteWhole    = 24
+	rewriteAround   = 3
 )
 
 // rewrite has the model write a whole file (Options.Rewrite), in a
@@ -61,6 +70,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	}
 	var prompt, source, target string // source: the file read, if any
 	var old []string                  // its lines
+	first := 1                        // the number of old's first line
 	switch {
 	case rec == nil && create:
 		// A new file from the request alone.
@@ -90,9 +100,19 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 			return nil, nil
 		}
 		numbered := *rec.Result.Data // as read_file shows it: "1: text"
+		shown := "The file " + source + " holds"
+		if target == source {
+			if l, ok := editWindow(old, foundLine(turn.Calls, source)); ok {
+				first, old = l, old[l-1:min(len(old), l+2*rewriteAround)]
+				all := strings.SplitAfter(numbered, "\n")
+				numbered = strings.Join(all[first-1:first-1+len(old)], "")
+				shown = fmt.Sprintf("Lines %d-%d of the file %s", first, first+len(old)-1, source)
+				what = "these lines as they must be after the change"
+			}
+		}
 		fence := codeFence(numbered)
-		prompt = fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
-			source, fence, numbered, fence, request, what, fence)
+		prompt = fmt.Sprintf("%s (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
+			shown, fence, numbered, fence, request, what, fence)
 	}
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
 		Messages:   []Message{{Role: RoleUser, Content: prompt}},
@@ -113,7 +133,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	// not. A new file from the request alone is taken as it is.
 	updated := block
 	if source != "" {
-		if updated, ok = tools.Unnumbered(strings.Join(block, "\n") + "\n"); !ok {
+		if updated, ok = tools.UnnumberedFrom(strings.Join(block, "\n")+"\n", first); !ok {
 			if slices.ContainsFunc(block, numberedLine.MatchString) {
 				return nil, nil
 			}
@@ -137,11 +157,39 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
 		return nil, nil
 	}
-	call, ok := lineEdit(source, old, updated)
+	call, ok := lineEdit(source, first, old, updated)
 	if !ok {
 		return nil, nil
 	}
 	return []grammar.Call{call}, nil
+}
+
+// editWindow returns the first line of the part of a file of lines old
+// the model rewrites: rewriteAround lines before line at (1-based) to as
+// many after it. It reports false for a short file, or no line.
+func editWindow(old []string, at int) (int, bool) {
+	if len(old) <= rewriteWhole || at < 1 || at > len(old) {
+		return 0, false
+	}
+	return max(1, min(at-rewriteAround, len(old)-2*rewriteAround)), true
+}
+
+// foundLine returns the first line of the file path that offgrid's own
+// search of the turn (SearchFirst) shows, the best one when its lines
+// are ranked, or 0.
+func foundLine(calls []ToolRecord, path string) int {
+	for _, c := range calls {
+		if !c.ByAgent || c.Name != searchTool || !c.OK() || c.Result.Data == nil {
+			continue
+		}
+		for _, l := range strings.Split(*c.Result.Data, "\n") {
+			if m := grepLine.FindStringSubmatch(l); m != nil && filepath.Clean(m[1]) == filepath.Clean(path) {
+				n, _ := strconv.Atoi(m[2])
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // onlyReads reports whether a request that needs information from the
@@ -185,9 +233,10 @@ func fencedLines(reply string) ([]string, bool) {
 }
 
 // lineEdit returns the replace_lines or insert_lines call that turns the
-// lines old of the file path into updated: the lines between their
-// common head and tail. It reports false when they are the same.
-func lineEdit(path string, old, updated []string) (grammar.Call, bool) {
+// lines old of the file path, the first numbered first, into updated: the
+// lines between their common head and tail. It reports false when they
+// are the same.
+func lineEdit(path string, first int, old, updated []string) (grammar.Call, bool) {
 	head := 0
 	for head < len(old) && head < len(updated) && old[head] == updated[head] {
 		head++
@@ -206,7 +255,7 @@ func lineEdit(path string, old, updated []string) (grammar.Call, bool) {
 			Path       string `json:"path"`
 			LineStart  int    `json:"line_start"`
 			NewContent string `json:"new_content"`
-		}{path, head + 1, strings.Join(added, "\n")})
+		}{path, first + head, strings.Join(added, "\n")})
 		return grammar.Call{Name: "insert_lines", Arguments: args}, true
 	}
 	args, _ = json.Marshal(struct {
@@ -214,7 +263,7 @@ func lineEdit(path string, old, updated []string) (grammar.Call, bool) {
 		LineStart  int    `json:"line_start"`
 		LineEnd    int    `json:"line_end"`
 		NewContent string `json:"new_content"`
-	}{path, head + 1, len(old) - tail, strings.Join(added, "\n")})
+	}{path, first + head, first - 1 + len(old) - tail, strings.Join(added, "\n")})
 	return grammar.Call{Name: "replace_lines", Arguments: args}, true
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestLineEdit(t *testing.T) {
 		{"a\na\na", "a\na\na\na", `insert_lines {"path":"f","line_start":4,"new_content":"a"}`},
 		{"a\nb", "a\nb", ""},
 	} {
-		call, ok := lineEdit("f", strings.Split(tc.old, "\n"), strings.Split(tc.updated, "\n"))
+		call, ok := lineEdit("f", 1, strings.Split(tc.old, "\n"), strings.Split(tc.updated, "\n"))
 		got := ""
 		if ok {
 			got = call.Name + " " + string(call.Arguments)
@@ -169,5 +170,69 @@ func TestAgentReadAnswer(t *testing.T) {
 				t.Errorf("answered without tools: %v, want %v; answer %q; prompt:\n%s", separate, tc.separate, turn.Content, eng.prompts[1])
 			}
 		})
+	}
+}
+
+// TestAgentRewriteWindow: of a long file that offgrid's search found a
+// line of, the model rewrites the lines around that line, not the whole
+// file, and the lines it changed are replaced where they are.
+func TestAgentRewriteWindow(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, "item "+strconv.Itoa(i)+": 1.00")
+	}
+	lines[29] = "Huila coffee: 10.50"
+	text := strings.Join(lines, "\n") + "\n"
+	var window []string // lines 27-33 as the model rewrites them
+	for n := 27; n <= 33; n++ {
+		l := lines[n-1]
+		if n == 30 {
+			l = "Huila coffee: 11.25"
+		}
+		window = append(window, strconv.Itoa(n)+": "+l)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "prices.txt")
+	os.WriteFile(path, []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("Our shop.\n"), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &fakeEngine{t: t, replies: []string{"change", "Huila coffee price", "```\n" + strings.Join(window, "\n") + "\n```", "Done."}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+		ToolsByTopic: true, SearchFirst: true, ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate,
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(context.Background(), "Le Huila coûte maintenant 11.25, mets à jour le prix.", nil); err != nil {
+		t.Fatal(err)
+	}
+	lines[29] = "Huila coffee: 11.25"
+	if b, _ := os.ReadFile(path); string(b) != strings.Join(lines, "\n")+"\n" {
+		t.Errorf("prices.txt =\n%s", b)
+	}
+	if len(eng.prompts) < 3 || !strings.Contains(eng.prompts[2], "Lines 27-33 of the file prices.txt") || strings.Contains(eng.prompts[2], "26: ") {
+		t.Errorf("the rewrite's prompt does not show lines 27-33 alone:\n%s", eng.prompts[2])
+	}
+}
+
+func TestEditWindow(t *testing.T) {
+	long := make([]string, 40)
+	for _, tc := range []struct {
+		lines, at, first int
+		ok               bool
+	}{
+		{40, 30, 27, true},
+		{40, 1, 1, true},
+		{40, 40, 34, true},
+		{40, 0, 0, false},
+		{rewriteWhole, 10, 0, false}, // short: whole
+	} {
+		first, ok := editWindow(long[:tc.lines], tc.at)
+		if first != tc.first || ok != tc.ok {
+			t.Errorf("editWindow(%d lines, %d) = %d, %v; want %d, %v", tc.lines, tc.at, first, ok, tc.first, tc.ok)
+		}
 	}
 }

@@ -848,12 +848,16 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 // line as "N: text", numbered from 1) as its lines without the numbers.
 // It reports false for anything else: a part of a file, a curated read, a
 // cut line, an empty file or an error.
-func Unnumbered(result string) ([]string, bool) {
+func Unnumbered(result string) ([]string, bool) { return UnnumberedFrom(result, 1) }
+
+// UnnumberedFrom is Unnumbered for lines numbered from first: a part of a
+// file shown as read_file shows it.
+func UnnumberedFrom(result string, first int) ([]string, bool) {
 	if !strings.HasSuffix(result, "\n") {
 		return nil, false
 	}
 	start, texts, all := numberedLines(result)
-	if start != 1 || !all {
+	if start != first || !all {
 		return nil, false
 	}
 	for _, t := range texts {
