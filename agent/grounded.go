@@ -113,17 +113,22 @@ func resultsNote(calls []ToolRecord) string {
 // failureNote returns offgrid's account of the turn's calls that failed
 // and were not made good, as the start of its answer: the reads of files
 // the request names that offgrid made for the model (Options.ReadFirst)
-// unless a later call on the same file succeeded, and, when no call of
-// the turn succeeded, every failed or denied call.
+// unless a later call on the same file succeeded, the calls the user
+// denied unless the same call on the same target succeeded, and, when no
+// call of the turn succeeded, every failed call. Once offgrid's search
+// and read had succeeded, the 0.5B's denied edit was left out, and the
+// answer said no more than that no file was changed.
 // It returns "" when there is none.
 func failureNote(calls []ToolRecord) string {
 	succeeded := slices.ContainsFunc(calls, ToolRecord.OK)
 	var lines []string
 	for _, r := range calls {
-		if r.OK() || succeeded && !r.ByAgent {
+		if r.OK() || succeeded && !r.ByAgent && !r.Denied {
 			continue
 		}
-		if r.ByAgent && slices.ContainsFunc(calls, func(o ToolRecord) bool { return o.OK() && callTarget(o) == callTarget(r) }) {
+		if slices.ContainsFunc(calls, func(o ToolRecord) bool {
+			return o.OK() && callTarget(o) == callTarget(r) && (r.ByAgent || o.Name == r.Name)
+		}) {
 			continue // the model read or made it after all
 		}
 		line := failureLine(r)

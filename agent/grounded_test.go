@@ -40,6 +40,8 @@ func TestFailureNote(t *testing.T) {
 		{"nothing succeeded", []ToolRecord{read("b.txt", missing, false), read("b.txt", missing, false)},
 			"`read_file b.txt` failed (not_found): prod.yaml does not exist\n\n"},
 		{"denied", []ToolRecord{denied}, "`write_file s.txt` was not run: permission was denied.\n\n"},
+		{"denied after a read", []ToolRecord{read("s.txt", ok, true), denied}, "`write_file s.txt` was not run: permission was denied.\n\n"},
+		{"denied, then made", []ToolRecord{denied, {Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"4"}`), Result: ok}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := failureNote(tc.calls); got != tc.want {
