@@ -131,9 +131,12 @@ func intentMessages(opts []intentOption, folder, request string) ([]Message, []s
 
 // intent has the model choose what request needs, told what the folder
 // holds (folderOverview) before the examples: told it after the request,
-// the 0.5B chose "read" for "What is 12 times 12?". A request that names a file or folder, even
-// one that does not exist ("Add a .gitignore", "show /etc/hosts"), needs
-// the files whatever the model chose.
+// the 0.5B chose "read" for "What is 12 times 12?". A request that names
+// a file or folder, even one that does not exist ("Add a .gitignore",
+// "show /etc/hosts"), needs the files whatever the model chose: when it
+// chose none, it chooses again among the options that need them (the
+// 0.5B chose none for a Japanese request to create a .gitignore, which
+// was then read, not written).
 func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) intent {
 	opts := a.intentOptions()
 	if len(opts) < 2 {
@@ -156,6 +159,22 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 	i := slices.Index(labels, strings.ToLower(strings.TrimRight(word, ".!")))
 	if err != nil || i < 0 {
 		return intent{}
+	}
+	if opts[i].topic == "" && len(named) > 0 && !a.opts.NoGrammar {
+		// Named files: the choice is made again among the options that
+		// need the files, whether to read, list or change them.
+		var files []string
+		for _, o := range opts {
+			if o.topic == tools.TopicFiles {
+				files = append(files, o.label)
+			}
+		}
+		req.Choices = files
+		if comp, err := a.complete(ctx, turn, on, req); err == nil {
+			if j := slices.Index(labels, strings.TrimSpace(comp.Content)); j >= 0 && slices.Contains(files, labels[j]) {
+				i = j
+			}
+		}
 	}
 	in := intent{known: true, topic: opts[i].topic, change: opts[i].change, list: opts[i].list}
 	if in.topic == "" && len(named) > 0 {

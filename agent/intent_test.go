@@ -32,12 +32,14 @@ func TestAgentIntent(t *testing.T) {
 		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}},
 		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}},
 		{"none", "What is 7 squared?", "none", intent{known: true}},
-		{"none, but a file is named", "Translate notes.txt into French.", "none", intent{known: true, topic: tools.TopicFiles}},
-		{"none, a missing file named", "Translate missing.txt into French.", "none", intent{known: true, topic: tools.TopicFiles}},
+		// A named file: the model chooses again, among the options that
+		// need the files.
+		{"none, but a file is named", "Translate notes.txt into French.", "none\nchange", intent{known: true, topic: tools.TopicFiles, change: true}},
+		{"none, a missing file named", "Translate missing.txt into French.", "none\nread", intent{known: true, topic: tools.TopicFiles}},
 		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			eng := &fakeEngine{t: t, replies: []string{tc.reply}}
+			eng := &fakeEngine{t: t, replies: strings.Split(tc.reply, "\n")}
 			files := func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
 			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true, Files: files})
 			if err != nil {
