@@ -280,6 +280,17 @@ func newFiles(named []tools.Mention) []string {
 	return out
 }
 
+// chooseFileExamples are requests that name several new files and the
+// one each asks to write, in languages that put it first and last: told
+// only which names to choose from, the 0.5B chose the first one named,
+// and wrote coverage.out for a Japanese request for a .gitignore that
+// ignores it.
+var chooseFileExamples = []struct{ request, file string }{
+	{"Add a .dockerignore that leaves out node_modules/ and debug.log", ".dockerignore"},
+	{"vendor/ と app.log を除外する .npmignore を作って", ".npmignore"},
+	{"Kopiere todo.txt nach archiv/todo-2024.txt", "archiv/todo-2024.txt"},
+}
+
 // chooseFile returns the one of names, files that do not exist yet, that
 // request asks to create: the only one, or the model's choice under a
 // grammar ("" when it cannot be had). "Add a .gitignore that ignores
@@ -291,15 +302,18 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 	if a.opts.NoGrammar {
 		return ""
 	}
+	msgs := []Message{{Role: RoleSystem, Content: "A user's request names files that do not exist yet. Reply with the name of the one file it asks to create or write."}}
+	for _, ex := range chooseFileExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.file})
+	}
+	msgs = append(msgs, Message{Role: RoleUser, Content: request})
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages: []Message{
-			{Role: RoleSystem, Content: "Reply with the name of the one file that the user's request asks to create or write: " + strings.Join(names, ", ") + "."},
-			{Role: RoleUser, Content: request},
-		},
+		Messages:   msgs,
 		Format:     a.opts.Format,
 		ToolChoice: grammar.None,
 		Choices:    names,
 		MaxTokens:  64,
+		Fixed:      len(msgs) - 1,
 		Stream:     func(string) {},
 	})
 	if name := strings.TrimSpace(comp.Content); err == nil && slices.Contains(names, name) {

@@ -236,3 +236,32 @@ func TestEditWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentRewriteChoosesFile: of two new files a request names, the one
+// the model chooses, under a grammar of their names, is written.
+func TestAgentRewriteChoosesFile(t *testing.T) {
+	dir := t.TempDir()
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &fakeEngine{t: t, replies: []string{"change", ".gitignore", "```\nbin/\ncoverage.out\n```", "Done."}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+		ToolsByTopic: true, ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate,
+		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(context.Background(), "coverage.out を無視する .gitignore を作って", nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != "bin/\ncoverage.out\n" {
+		t.Errorf(".gitignore = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "coverage.out")); err == nil {
+		t.Error("coverage.out was written")
+	}
+	if len(eng.prompts) < 2 || !strings.Contains(eng.prompts[1], chooseFileExamples[0].request) {
+		t.Errorf("the choice's prompt lacks its examples:\n%s", eng.prompts[1])
+	}
+}
