@@ -52,8 +52,8 @@ func trimWord(w string) string {
 
 // fileName reports whether w looks like the name of a file: a slash
 // between names, a name and an extension of letters and digits with at
-// least one letter ("notes.txt", "main.go"; not "1.5" or "e.g"), or a
-// dotfile (see dotfile).
+// least one letter ("notes.txt", "main.go", "2024-06-17.md"; not "1.5",
+// "10.5mm" or "e.g"), or a dotfile (see dotfile).
 func fileName(w string) bool {
 	w = strings.TrimLeft(w, "([{<")
 	if strings.Contains(w, "://") {
@@ -73,17 +73,24 @@ func fileName(w string) bool {
 	if len(ext) > 5 || len(base) < 2 { // "e.g", "i.e"
 		return false
 	}
-	letter := false
+	letter, digit := false, false
 	for _, r := range ext {
 		switch {
 		case unicode.IsLetter(r):
 			letter = true
 		case unicode.IsDigit(r):
+			digit = true
 		default:
 			return false
 		}
 	}
-	return letter && strings.IndexFunc(base, unicode.IsLetter) >= 0
+	if !letter {
+		return false
+	}
+	// A name of letters, or of numbers joined by dashes before an
+	// extension of letters alone: a date ("2024-06-17.md"), not a
+	// measure ("10.5mm") nor a version ("3.x").
+	return strings.IndexFunc(base, unicode.IsLetter) >= 0 || !digit && strings.ContainsAny(base, "-_")
 }
 
 // dotfile reports whether w looks like the name of a hidden file: a dot

@@ -7,8 +7,8 @@ import (
 )
 
 func TestFileNames(t *testing.T) {
-	got := FileNames(`Copy notes.txt into "backup.txt", then docs/guide.md; version 1.4.2, e.g. notes.txt. Add a .gitignore for any .log file and .env.`)
-	if want := []string{"notes.txt", "backup.txt", "docs/guide.md", ".gitignore"}; !slices.Equal(got, want) {
+	got := FileNames(`Copy notes.txt into "backup.txt", then docs/guide.md; version 1.4.2, e.g. notes.txt. Add a .gitignore for any .log file and .env. Note 2024-06-17.md: 10.5mm, Python 3.x, 2.5kg.`)
+	if want := []string{"notes.txt", "backup.txt", "docs/guide.md", ".gitignore", "2024-06-17.md"}; !slices.Equal(got, want) {
 		t.Errorf("FileNames = %q, want %q", got, want)
 	}
 }
