@@ -297,13 +297,29 @@ func TextOnly() *ToolGrammar {
 }
 
 // FencedBlock returns a grammar for a reply that is one fenced block:
-// a line of three backticks, maybe with a language, lines that do not
-// start with three backticks, and the closing line of three backticks.
+// a line of three backticks, maybe with one of blockLanguages, lines that
+// do not start with three backticks, and the closing line of three
+// backticks. Any word after the backticks, the 0.5B, asked for a file
+// holding "hi there", wrote "```hithere" and an empty block.
 func FencedBlock() *ToolGrammar {
-	return &ToolGrammar{Root: "root", GBNF: `root ::= "` + "```" + `" [a-zA-Z0-9_+.-]* "\n" line* "` + "```" + `"
+	langs := make([]string, len(blockLanguages))
+	for i, l := range blockLanguages {
+		langs[i] = lit(l)
+	}
+	return &ToolGrammar{Root: "root", GBNF: `root ::= "` + "```" + `" lang? "\n" line* "` + "```" + `"
+lang ::= ` + strings.Join(langs, " | ") + `
 line ::= (text | "` + "`" + `" text | "` + "``" + `" text)? "\n"
 text ::= [^` + "`" + `\n\x00] [^\n\x00]*
 `}
+}
+
+// blockLanguages are the languages a FencedBlock may name after its
+// opening backticks.
+var blockLanguages = []string{
+	"bash", "c", "cpp", "csharp", "css", "csv", "diff", "dockerfile", "go", "html", "ini", "java", "javascript", "js",
+	"json", "kotlin", "lua", "make", "makefile", "markdown", "md", "perl", "php", "plaintext", "powershell", "python",
+	"py", "r", "ruby", "rust", "scala", "sh", "shell", "sql", "swift", "text", "toml", "ts", "tsv", "txt",
+	"typescript", "xml", "yaml", "yml", "zsh",
 }
 
 // OneOf returns a grammar for a reply that is exactly one of choices,

@@ -237,7 +237,7 @@ func TestFencedBlock(t *testing.T) {
 			t.Errorf("rejects %q", ok)
 		}
 	}
-	for _, bad := range []string{"", "# FAQ", "```\nnot closed", "```\nx\n```\nmore", "Here:\n```\nx\n```", "```\n```inner\n```", "```json {}\n```"} {
+	for _, bad := range []string{"", "# FAQ", "```\nnot closed", "```\nx\n```\nmore", "Here:\n```\nx\n```", "```\n```inner\n```", "```json {}\n```", "```hithere\n```"} {
 		if g.Accepts(tg.Root, bad) {
 			t.Errorf("accepts %q", bad)
 		}
