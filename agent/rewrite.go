@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,6 +31,12 @@ const (
 	rewriteWhole    = 24
 	rewriteAround   = 3
 )
+
+// newFilePenalty is the repeat penalty of a new file written from the
+// request alone: greedy, the 0.5B wrote a German meeting note's one
+// sentence again and again until its tokens ran out, and nothing was
+// written.
+const newFilePenalty = 1.15
 
 // rewrite has the model write a whole file (Options.Rewrite), in a
 // prompt of its own, from the one file the request names and offgrid has
@@ -75,7 +82,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	case rec == nil && create:
 		// A new file from the request alone.
 		target = newFile
-		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
+		prompt = fmt.Sprintf("%s\n\nReply with the content of the new file %s in one ``` block: the text the request asks for, and nothing more.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
 		return nil, nil
 	default:
@@ -114,12 +121,17 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		prompt = fmt.Sprintf("%s (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
 			shown, fence, numbered, fence, request, what, fence)
 	}
+	penalty := float32(0)
+	if source == "" {
+		penalty = newFilePenalty
+	}
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages:   []Message{{Role: RoleUser, Content: prompt}},
-		Format:     a.opts.Format,
-		MaxTokens:  len(prompt)/2 + 256,
-		ToolChoice: grammar.None,
-		Block:      !a.opts.NoGrammar,
+		RepeatPenalty: penalty,
+		Messages:      []Message{{Role: RoleUser, Content: prompt}},
+		Format:        a.opts.Format,
+		MaxTokens:     len(prompt)/2 + 256,
+		ToolChoice:    grammar.None,
+		Block:         !a.opts.NoGrammar,
 	})
 	if err != nil {
 		return nil, err
@@ -268,13 +280,27 @@ func lineEdit(path string, first int, old, updated []string) (grammar.Call, bool
 }
 
 // newFiles returns the files named that do not exist and may be made in
-// the working directory: not paths outside it, not folders ("bin/").
+// the working directory: not paths outside it, not folders ("bin/"). A
+// bare file name may also go in the one folder the request names, which
+// is a name of its own: "create a note 2024-06-17.md under
+// docs/meeting-notes/" names docs/meeting-notes/2024-06-17.md, but "add a
+// .gitignore that ignores bin/" does not name bin/.gitignore; the model
+// chooses (chooseFile).
 func newFiles(named []tools.Mention) []string {
+	var dirs []string
+	for _, m := range named {
+		if m.Dir {
+			dirs = append(dirs, m.Path)
+		}
+	}
 	var out []string
 	for _, m := range named {
 		p := m.Path
 		if m.Missing && !filepath.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.HasSuffix(p, "/") {
 			out = append(out, p)
+			if len(dirs) == 1 && !strings.Contains(p, "/") {
+				out = append(out, path.Join(dirs[0], p))
+			}
 		}
 	}
 	return out
@@ -289,6 +315,8 @@ var chooseFileExamples = []struct{ request, file string }{
 	{"Add a .dockerignore that leaves out node_modules/ and debug.log", ".dockerignore"},
 	{"vendor/ と app.log を除外する .npmignore を作って", ".npmignore"},
 	{"Kopiere todo.txt nach archiv/todo-2024.txt", "archiv/todo-2024.txt"},
+	{"Crée dans docs/ un fichier faq.md avec trois questions", "docs/faq.md"},
+	{"Put a Makefile in the root with a build target for ./tools/", "Makefile"},
 }
 
 // chooseFile returns the one of names, files that do not exist yet, that
