@@ -80,11 +80,11 @@ type Options struct {
 	Remind bool
 	// Mentions, if set, returns the files and directories of the working
 	// directory a request names (tools.Mentioned over the tools' root).
-	// LookFirst and ReadFirst use it.
+	// LookFirst and ReadFirst use it. See LookIn.
 	Mentions func(request string) []tools.Mention
 	// Files, if set, returns the paths of the working directory's files
 	// (tools.Files over the tools' root), at most max, and whether there
-	// are more. Locate uses it.
+	// are more. Locate and the intent choice use it. See LookIn.
 	Files func(ctx context.Context, max int) (paths []string, more bool, err error)
 	// LookFirst: in auto mode, the first reply to a request that names a
 	// file or directory (Mentions), or that needs the files as the model
@@ -173,6 +173,13 @@ type Options struct {
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.
 	Trace func(Completion)
+}
+
+// LookIn sets Mentions and Files to look at the files under root, the
+// tools' working directory.
+func (o *Options) LookIn(root string) {
+	o.Mentions = func(request string) []tools.Mention { return tools.Mentioned(root, request) }
+	o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) }
 }
 
 // RepeatPolicy is what a third identical call does.

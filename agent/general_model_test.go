@@ -3,7 +3,6 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +29,7 @@ func generalAgent(t *testing.T) (*Agent, string) {
 		if *o, err = p.Apply(*o); err != nil {
 			t.Fatal(err)
 		}
-		o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
+		o.LookIn(dir)
 	})
 	return a, dir
 }

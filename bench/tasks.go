@@ -93,7 +93,8 @@ type CallRecord struct {
 
 // RunSuite runs every task of s with the agent over cp, each in a fresh
 // temporary directory with the built-in tools and every tool allowed but
-// the task's denied ones, opts.Mentions looking in the task's directory.
+// the task's denied ones, the assists looking in the task's directory
+// (agent.Options.LookIn).
 // run is the template of the result (model, mode names); the tasks it
 // holds already (an earlier run's, see Resume) are kept and not run
 // again. progress, if set, is called after each task with the run so far.
@@ -179,8 +180,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		return fail(err)
 	}
-	opts.Mentions = func(request string) []tools.Mention { return tools.Mentioned(dir, request) }
-	opts.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
+	opts.LookIn(dir)
 	ag, err := agent.New(cp, reg, pol, nil, opts)
 	if err != nil {
 		return fail(err)

@@ -3,11 +3,8 @@
 package launch
 
 import (
-	"context"
-
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/inference"
-	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // offgrid's defaults for an agent's turn, the command line's and the
@@ -29,8 +26,7 @@ func Options(root string) agent.Options {
 		Limits:    agent.Limits{MaxIterations: DefaultMaxIterations, MaxToolCalls: DefaultMaxToolCalls},
 	}
 	if root != "" {
-		o.Mentions = func(request string) []tools.Mention { return tools.Mentioned(root, request) }
-		o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) }
+		o.LookIn(root)
 	}
 	return o
 }
