@@ -490,10 +490,6 @@ func (a *Agent) need(in intent, named []tools.Mention) {
 // reports its trace, warnings and counters.
 func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req CompletionRequest) (Completion, error) {
 	req.Sampling = a.opts.Sampling
-	if req.RepeatPenalty > 1 {
-		req.Sampling.RepeatPenalty = req.RepeatPenalty
-		req.Sampling.RepeatLastN = 0 // the default window
-	}
 	if req.MaxTokens == 0 { // the budget may have lowered it
 		req.MaxTokens = a.opts.MaxTokens
 	}

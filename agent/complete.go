@@ -34,10 +34,6 @@ type CompletionRequest struct {
 	// Block constrains the reply to one fenced block (grammar.FencedBlock),
 	// with no tools offered: a file Options.Rewrite has the model write.
 	Block bool
-	// RepeatPenalty, if above 1, penalizes the tokens the reply repeats
-	// (inference.Sampling's), over the agent's sampling: text written
-	// from a request alone, which a small model greedily loops in.
-	RepeatPenalty float32
 	// Choices, with no tools offered, constrains the reply to one of
 	// them (grammar.OneOf).
 	Choices []string

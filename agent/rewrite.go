@@ -32,12 +32,6 @@ const (
 	rewriteAround   = 3
 )
 
-// newFilePenalty is the repeat penalty of a new file written from the
-// request alone: greedy, the 0.5B wrote a German meeting note's one
-// sentence again and again until its tokens ran out, and nothing was
-// written.
-const newFilePenalty = 1.15
-
 // rewrite has the model write a whole file (Options.Rewrite), in a
 // prompt of its own, from the one file the request names and offgrid has
 // read: that file's new content, for a request to change it, or the
@@ -82,7 +76,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	case rec == nil && create:
 		// A new file from the request alone.
 		target = newFile
-		prompt = fmt.Sprintf("%s\n\nReply with the content of the new file %s in one ``` block: the text the request asks for, and nothing more.", request, target)
+		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
 		return nil, nil
 	default:
@@ -121,17 +115,12 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		prompt = fmt.Sprintf("%s (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
 			shown, fence, numbered, fence, request, what, fence)
 	}
-	penalty := float32(0)
-	if source == "" {
-		penalty = newFilePenalty
-	}
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		RepeatPenalty: penalty,
-		Messages:      []Message{{Role: RoleUser, Content: prompt}},
-		Format:        a.opts.Format,
-		MaxTokens:     len(prompt)/2 + 256,
-		ToolChoice:    grammar.None,
-		Block:         !a.opts.NoGrammar,
+		Messages:   []Message{{Role: RoleUser, Content: prompt}},
+		Format:     a.opts.Format,
+		MaxTokens:  len(prompt)/2 + 256,
+		ToolChoice: grammar.None,
+		Block:      !a.opts.NoGrammar,
 	})
 	if err != nil {
 		return nil, err
