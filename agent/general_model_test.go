@@ -3,6 +3,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,8 @@ func generalAgent(t *testing.T) (*Agent, string) {
 		if *o, err = p.Apply(*o); err != nil {
 			t.Fatal(err)
 		}
-		o.LookIn(dir)
+		// dir is known once catalogAgent returns: looked up at each call.
+		o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
 	})
 	return a, dir
 }

@@ -25,7 +25,7 @@ import (
 // begins with and the model continues: what failed (failureNote), then
 // what was changed (changeNote); "" when there is nothing to tell.
 func (a *Agent) answerNote(turn Turn) string {
-	return failureNote(turn.Calls) + a.changeNote(turn.Calls)
+	return failureNote(turn.Calls, turn.change) + a.changeNote(turn.Calls)
 }
 
 // unchanged reports whether the turn asked for a change (as the model
@@ -113,17 +113,20 @@ func resultsNote(calls []ToolRecord) string {
 // failureNote returns offgrid's account of the turn's calls that failed
 // and were not made good, as the start of its answer: the reads of files
 // the request names that offgrid made for the model (Options.ReadFirst)
-// unless a later call on the same file succeeded, the calls the user
-// denied unless the same call on the same target succeeded, and, when no
-// call of the turn succeeded, every failed call. Once offgrid's search
-// and read had succeeded, the 0.5B's denied edit was left out, and the
-// answer said no more than that no file was changed.
+// unless a later call on the same file succeeded, for a request for a
+// change (change) the calls the user denied unless the same call on the
+// same target succeeded, and, when no call of the turn succeeded, every
+// failed call. Once offgrid's search and read had succeeded, the 0.5B's
+// denied edit was left out, and the answer said no more than that no
+// file was changed; but a write the model tried after listing a folder
+// it was asked about is its own detour, and its denial is not the
+// answer.
 // It returns "" when there is none.
-func failureNote(calls []ToolRecord) string {
+func failureNote(calls []ToolRecord, change bool) string {
 	succeeded := slices.ContainsFunc(calls, ToolRecord.OK)
 	var lines []string
 	for _, r := range calls {
-		if r.OK() || succeeded && !r.ByAgent && !r.Denied {
+		if r.OK() || succeeded && !r.ByAgent && !(r.Denied && change) {
 			continue
 		}
 		if slices.ContainsFunc(calls, func(o ToolRecord) bool {

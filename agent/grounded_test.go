@@ -25,26 +25,28 @@ func TestFailureNote(t *testing.T) {
 	denied := ToolRecord{Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"42"}`), Denied: true,
 		Result: tools.Fail(tools.TypePermissionDenied, "the user denied permission")}
 	for _, tc := range []struct {
-		name  string
-		calls []ToolRecord
-		want  string
+		name      string
+		calls     []ToolRecord
+		want      string
+		notChange bool // the request did not ask for a change
 	}{
-		{"none", nil, ""},
-		{"all succeeded", []ToolRecord{read("a.txt", ok, true), ls}, ""},
+		{"none", nil, "", false},
+		{"all succeeded", []ToolRecord{read("a.txt", ok, true), ls}, "", false},
 		{"the named file outside the root", []ToolRecord{read("/etc/passwd", outside, true), ls},
-			"`read_file /etc/passwd` failed (permission_denied): path is outside the working directory: \"/etc/passwd\" is absolute\n\n"},
-		{"the named file read by the model after all", []ToolRecord{read("prod.yaml", missing, true), read("prod.yaml", ok, false)}, ""},
+			"`read_file /etc/passwd` failed (permission_denied): path is outside the working directory: \"/etc/passwd\" is absolute\n\n", false},
+		{"the named file read by the model after all", []ToolRecord{read("prod.yaml", missing, true), read("prod.yaml", ok, false)}, "", false},
 		{"the named file made by the model", []ToolRecord{read("prod.yaml", missing, true),
-			{Name: "write_file", Arguments: json.RawMessage(`{"path":"prod.yaml","content":"x"}`), Result: ok}}, ""},
-		{"the model's own failure, then a success", []ToolRecord{read("b.txt", missing, false), ls}, ""},
+			{Name: "write_file", Arguments: json.RawMessage(`{"path":"prod.yaml","content":"x"}`), Result: ok}}, "", false},
+		{"the model's own failure, then a success", []ToolRecord{read("b.txt", missing, false), ls}, "", false},
 		{"nothing succeeded", []ToolRecord{read("b.txt", missing, false), read("b.txt", missing, false)},
-			"`read_file b.txt` failed (not_found): prod.yaml does not exist\n\n"},
-		{"denied", []ToolRecord{denied}, "`write_file s.txt` was not run: permission was denied.\n\n"},
-		{"denied after a read", []ToolRecord{read("s.txt", ok, true), denied}, "`write_file s.txt` was not run: permission was denied.\n\n"},
-		{"denied, then made", []ToolRecord{denied, {Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"4"}`), Result: ok}}, ""},
+			"`read_file b.txt` failed (not_found): prod.yaml does not exist\n\n", false},
+		{"denied", []ToolRecord{denied}, "`write_file s.txt` was not run: permission was denied.\n\n", false},
+		{"denied after a read", []ToolRecord{read("s.txt", ok, true), denied}, "`write_file s.txt` was not run: permission was denied.\n\n", false},
+		{"denied after a read, no change asked", []ToolRecord{read("s.txt", ok, true), denied}, "", true},
+		{"denied, then made", []ToolRecord{denied, {Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"4"}`), Result: ok}}, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := failureNote(tc.calls); got != tc.want {
+			if got := failureNote(tc.calls, !tc.notChange); got != tc.want {
 				t.Errorf("failureNote = %q, want %q", got, tc.want)
 			}
 		})
