@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -180,12 +179,8 @@ func editWindow(old []string, at int) (int, bool) {
 // are ranked, or 0.
 func foundLine(calls []ToolRecord, path string) int {
 	for _, c := range calls {
-		if !c.ByAgent || c.Name != searchTool || !c.OK() || c.Result.Data == nil {
-			continue
-		}
-		for _, l := range strings.Split(*c.Result.Data, "\n") {
-			if m := grepLine.FindStringSubmatch(l); m != nil && filepath.Clean(m[1]) == filepath.Clean(path) {
-				n, _ := strconv.Atoi(m[2])
+		if c.ByAgent && c.Name == searchTool && c.OK() {
+			if _, n := firstMatch(c.Result, path); n > 0 {
 				return n
 			}
 		}

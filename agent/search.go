@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -173,13 +175,22 @@ var grepLine = regexp.MustCompile(`^([^\n:]+):(\d+): `)
 // bestFile returns the file of the first line a grep_search result shows
 // (the best, when the lines are ranked), or "".
 func bestFile(r tools.Result) string {
+	file, _ := firstMatch(r, "")
+	return file
+}
+
+// firstMatch returns the file and line number of the first line a
+// grep_search result shows, of the file path if path is not "";
+// "" and 0 when there is none.
+func firstMatch(r tools.Result, path string) (string, int) {
 	if r.Data == nil {
-		return ""
+		return "", 0
 	}
 	for _, l := range strings.Split(*r.Data, "\n") {
-		if m := grepLine.FindStringSubmatch(l); m != nil {
-			return m[1]
+		if m := grepLine.FindStringSubmatch(l); m != nil && (path == "" || filepath.Clean(m[1]) == filepath.Clean(path)) {
+			n, _ := strconv.Atoi(m[2])
+			return m[1], n
 		}
 	}
-	return ""
+	return "", 0
 }
