@@ -69,11 +69,16 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	t.look = !read && a.opts.LookFirst && (a.opts.ToolChoice == "" || a.opts.ToolChoice == grammar.Auto) &&
 		!a.opts.NoGrammar && (len(t.named) > 0 || t.in.topic == tools.TopicFiles) && len(a.offered) > 0
 	t.find = a.findFirst(t, read)
-	if t.pending, err = a.rewrite(ctx, &t.turn, t.text, t.in, t.named, t.on); err != nil {
+	var kept bool
+	if t.pending, kept, err = a.rewrite(ctx, &t.turn, t.text, t.in, t.named, t.on); err != nil {
 		t.turn, err = a.failed(ctx, &t.turn, Completion{}, err, t.on)
 		return true, err
 	}
-	if read && len(t.pending) == 0 && a.opts.ReadAnswer && onlyReads(t.in, t.turn.Calls) {
+	// A file the model wrote back as it was, asked for the change, needs
+	// none: the request was a question about it (the 0.5B chose a change
+	// for an Italian "who must cancel the contract, and by when?", kept
+	// the notes, then replaced them with one line in the loop).
+	if read && a.opts.ReadAnswer && (len(t.pending) == 0 && onlyReads(t.in, t.turn.Calls) || kept) {
 		t.turn, err = a.answerSeparately(ctx, a.budget.turn, &t.turn, t.on)
 		return true, err
 	}

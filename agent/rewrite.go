@@ -42,10 +42,12 @@ const (
 // lines that differ; for a new file, write_file. It returns no call when
 // the request is neither, the file does not qualify, the tools are not
 // offered, or the model's content is unreadable, the file unchanged or,
-// for a change that takes nothing out, shorter by more than half.
-func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in intent, named []tools.Mention, on func(Event)) ([]grammar.Call, error) {
+// for a change that takes nothing out, shorter by more than half. It
+// reports kept when the model wrote a whole file it was shown back as it
+// was: shown the file and the request, it saw nothing to change.
+func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in intent, named []tools.Mention, on func(Event)) (calls []grammar.Call, kept bool, err error) {
 	if !a.opts.Rewrite || !in.change {
-		return nil, nil
+		return nil, false, nil
 	}
 	var rec *ToolRecord
 	for i := range turn.Calls {
@@ -54,12 +56,12 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 			continue // a file that could not be read is not rewritten
 		}
 		if rec != nil {
-			return nil, nil // more than one file
+			return nil, false, nil // more than one file
 		}
 		rec = r
 	}
 	if a.opts.ToolChoice == grammar.None {
-		return nil, nil
+		return nil, false, nil
 	}
 	fresh := newFiles(named) // files the request names that do not exist
 	create := len(fresh) > 0 && a.offers("write_file")
@@ -71,21 +73,22 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	var prompt, source, target string // source: the file read, if any
 	var old []string                  // its lines
 	first := 1                        // the number of old's first line
+	windowed := false                 // old is a part of the file
 	switch {
 	case rec == nil && create:
 		// A new file from the request alone.
 		target = newFile
 		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
-		return nil, nil
+		return nil, false, nil
 	default:
 		var args struct{ Path string }
 		if json.Unmarshal(rec.Arguments, &args) != nil {
-			return nil, nil
+			return nil, false, nil
 		}
 		var ok bool
 		if old, ok = tools.Unnumbered(*rec.Result.Data); !ok || len(old) > maxRewriteLines {
-			return nil, nil
+			return nil, false, nil
 		}
 		source = args.Path
 		what := ""
@@ -97,13 +100,13 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 			target = source
 			what = "the whole new content of " + target
 		default:
-			return nil, nil
+			return nil, false, nil
 		}
 		numbered := *rec.Result.Data // as read_file shows it: "1: text"
 		shown := "The file " + source + " holds"
 		if target == source {
 			if l, ok := editWindow(old, foundLine(turn.Calls, source)); ok {
-				first, old = l, old[l-1:min(len(old), l+2*rewriteAround)]
+				first, old, windowed = l, old[l-1:min(len(old), l+2*rewriteAround)], true
 				all := strings.SplitAfter(numbered, "\n")
 				numbered = strings.Join(all[first-1:first-1+len(old)], "")
 				shown = fmt.Sprintf("Lines %d-%d of the file %s", first, first+len(old)-1, source)
@@ -122,11 +125,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		Block:      !a.opts.NoGrammar,
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	block, ok := fencedLines(comp.Content)
 	if !ok {
-		return nil, nil
+		return nil, false, nil
 	}
 	// The lines of a file shown numbered come numbered; without numbers
 	// they are taken as they are, unless some are numbered and others
@@ -135,7 +138,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	if source != "" {
 		if updated, ok = tools.UnnumberedFrom(strings.Join(block, "\n")+"\n", first); !ok {
 			if slices.ContainsFunc(block, numberedLine.MatchString) {
-				return nil, nil
+				return nil, false, nil
 			}
 			updated = block
 		}
@@ -145,23 +148,25 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	}
 	if target != source {
 		if len(updated) == 0 {
-			return nil, nil
+			return nil, false, nil
 		}
 		content, _ := json.Marshal(struct {
 			Path    string `json:"path"`
 			Content string `json:"content"`
 		}{target, strings.Join(updated, "\n") + "\n"})
-		return []grammar.Call{{Name: "write_file", Arguments: content}}, nil
+		return []grammar.Call{{Name: "write_file", Arguments: content}}, false, nil
 	}
 	if 2*len(updated) < len(old) {
 		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
-		return nil, nil
+		return nil, false, nil
 	}
 	call, ok := lineEdit(source, first, old, updated)
 	if !ok {
-		return nil, nil
+		// Shown the whole file, the model kept it as it was; shown a
+		// part, the change may be elsewhere.
+		return nil, first == 1 && !windowed, nil
 	}
-	return []grammar.Call{call}, nil
+	return []grammar.Call{call}, false, nil
 }
 
 // editWindow returns the first line of the part of a file of lines old

@@ -850,6 +850,18 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 // cut line, an empty file or an error.
 func Unnumbered(result string) ([]string, bool) { return UnnumberedFrom(result, 1) }
 
+// WholeLines returns the number of lines of a file that result, a
+// read_file result, shows whole: numbered from 1 to its end, maybe
+// followed by a table's figures (tableNote). It reports false for a part
+// of a file, a line cut short or any other text.
+func WholeLines(result string) (int, bool) {
+	if body, _, ok := strings.Cut(result, "\n[table: "); ok {
+		result = body + "\n"
+	}
+	lines, ok := Unnumbered(result)
+	return len(lines), ok
+}
+
 // UnnumberedFrom is Unnumbered for lines numbered from first: a part of a
 // file shown as read_file shows it.
 func UnnumberedFrom(result string, first int) ([]string, bool) {

@@ -50,3 +50,37 @@ func TestUnnumbered(t *testing.T) {
 		}
 	}
 }
+
+func TestWholeLines(t *testing.T) {
+	root := t.TempDir()
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a line of a long file, long enough to be read in parts\n", 3000)
+	for _, tc := range []struct {
+		name, file, content string
+		offset              int
+		want                int
+		ok                  bool
+	}{
+		{"text", "f.txt", "a\nb\nc\n", 0, 3, true},
+		{"a table and its figures", "t.csv", "sku,qty\nA,2\nB,3\n", 0, 3, true},
+		{"from an offset", "f.txt", "a\nb\nc\n", 2, 0, false},
+		{"a part of a long file", "long.txt", long, 0, 0, false},
+	} {
+		os.WriteFile(filepath.Join(root, tc.file), []byte(tc.content), 0o644)
+		a := map[string]any{"path": tc.file}
+		if tc.offset > 0 {
+			a["offset"] = tc.offset
+		}
+		args, _ := json.Marshal(a)
+		res := r.Execute(context.Background(), "read_file", args)
+		if !res.Success {
+			t.Fatal(res.Compact())
+		}
+		if n, ok := WholeLines(*res.Data); n != tc.want || ok != tc.ok {
+			t.Errorf("%s: WholeLines = %d %v, want %d %v", tc.name, n, ok, tc.want, tc.ok)
+		}
+	}
+}
