@@ -192,6 +192,41 @@ func TestDefaultModelDeniedEditIsReported(t *testing.T) {
 	}
 }
 
+// TestDefaultModelQuestionKeepsFile: a question about a file is
+// answered and the file is left as it was. The 0.5B chose a change for
+// this Italian question, then replaced the notes with one line.
+func TestDefaultModelQuestionKeepsFile(t *testing.T) {
+	a, dir := generalAgent(t)
+	const notes = "# Riunione 2 marzo 2026\nPresenti: Marco, Giulia, Luca.\n\n## Decisione\nSi è deciso di cambiare fornitore di internet: passiamo a FibraNet dal 1 aprile.\n\n## Chi fa cosa\n- Giulia disdice il vecchio contratto entro il 15 marzo.\n- Marco confronta i preventivi per l'assicurazione.\n- Luca aggiorna il foglio delle spese.\n"
+	for name, content := range map[string]string{
+		"notes/riunione-2026-03-02.md": notes,
+		"notes/todo.md":                "## Todo\n\n- confrontare i preventivi\n",
+		"README.md":                    "# Casa Rossi - cartella di gestione\nSpese di casa, note delle riunioni, configurazione e script di backup.\n",
+		"budget/2026-spese.csv":        "data,categoria,importo\n2026-01-03,spesa,45.20\n2026-01-07,bollette,120.00\n2026-01-12,trasporti,12.50\n",
+		"config/app.toml":              "lingua = \"it\"\nvaluta = \"EUR\"\nsoglia_avviso = 300\n",
+		"scripts/backup.sh":            "#!/bin/sh\nmkdir -p /mnt/backup && cp -r budget notes config /mnt/backup/\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	path := filepath.Join(dir, "notes", "riunione-2026-03-02.md")
+	turn, err := a.Send(t.Context(), "Chi deve disdire il vecchio contratto di internet, e entro quando?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != notes {
+		t.Fatalf("the notes changed to %q; calls:\n%s", b, callsOf(turn))
+	}
+	for _, r := range turn.Calls {
+		if r.Name == "replace_lines" || r.Name == "insert_lines" || r.Name == "write_file" {
+			t.Errorf("a question led to %s; calls:\n%s", r.Name, callsOf(turn))
+		}
+	}
+	if !strings.Contains(turn.Content, "Giulia") || !strings.Contains(turn.Content, "15") {
+		t.Errorf("answer %q does not say Giulia, by the 15th; calls:\n%s", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelIntent: the default model's choice of what a request
 // needs (intent.go), on requests in six languages that are none of the
 // choice's examples. The gate fails open, so a miss costs a prompt's
