@@ -82,9 +82,14 @@ func TestFromSchemaDeterministic(t *testing.T) {
 
 func TestFromSchemaErrors(t *testing.T) {
 	for _, s := range []string{`nope`, `false`, `{"type":"int"}`, `{"$ref":"http://x/y"}`, `{"$ref":"#/nope"}`,
-		`{"type":"integer","minimum":5,"maximum":4}`, `{"type":"string","minLength":3,"maxLength":2}`, `{"enum":[]}`, `{"type":"string","enum":[1]}`} {
+		`{"type":"integer","minimum":5,"maximum":4}`, `{"type":"string","minLength":3,"maxLength":2}`, `{"enum":[]}`, `{"type":"string","enum":[1]}`,
+		`{"type":"array","minItems":3,"maxItems":2}`, `{"type":"object","additionalProperties":true,"minProperties":2,"maxProperties":1}`} {
 		if _, err := FromSchema([]byte(s), SchemaOptions{}); err == nil {
 			t.Errorf("FromSchema(%s) = nil error", s)
+		}
+		// The options' own caps do not hide the schema's contradiction.
+		if _, err := FromSchema([]byte(s), SchemaOptions{MaxItems: 1, MaxStringLength: 1}); err == nil {
+			t.Errorf("FromSchema(%s) with caps = nil error", s)
 		}
 	}
 }

@@ -112,6 +112,27 @@ func (b *builder) list(elem string, lo, hi int) string {
 }
 
 // itemRange applies MaxItems to an element count range.
+// bounds returns a schema's bounds minKey and maxKey of a count (of
+// properties, items or characters): lo 0 and hi -1 when absent; an
+// ErrSchema error when the maximum is below the minimum.
+func bounds(s *jsonx.Value, minKey, maxKey, path string) (lo, hi int, err error) {
+	lo, _, err = intOf(s, minKey, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	hi, ok, err := intOf(s, maxKey, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok {
+		return lo, -1, nil
+	}
+	if hi < lo {
+		return 0, 0, fmt.Errorf("%w: %s: %s below %s", ErrSchema, path, maxKey, minKey)
+	}
+	return lo, hi, nil
+}
+
 func (b *builder) itemRange(lo, hi int, path string) int {
 	if c := b.opts.MaxItems; c > 0 && (hi < 0 || hi > c) {
 		hi = c
@@ -262,21 +283,11 @@ func (b *builder) freeObject(s, ap *jsonx.Value, path, name string) (string, err
 			return "", err
 		}
 	}
-	lo, _, err := intOf(s, "minProperties", path)
+	lo, hi, err := bounds(s, "minProperties", "maxProperties", path)
 	if err != nil {
 		return "", err
-	}
-	hi, ok, err := intOf(s, "maxProperties", path)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		hi = -1
 	}
 	hi = b.itemRange(lo, hi, path)
-	if hi >= 0 && hi < lo {
-		return "", fmt.Errorf("%w: %s: maxProperties below minProperties", ErrSchema, path)
-	}
 	if lo > 1 {
 		b.warnf(path, "minProperties counts duplicate keys")
 	}
@@ -289,21 +300,11 @@ func (b *builder) freeObject(s, ap *jsonx.Value, path, name string) (string, err
 }
 
 func (b *builder) array(s *jsonx.Value, path, name string) (string, error) {
-	lo, _, err := intOf(s, "minItems", path)
+	lo, hi, err := bounds(s, "minItems", "maxItems", path)
 	if err != nil {
 		return "", err
-	}
-	hi, ok, err := intOf(s, "maxItems", path)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		hi = -1
 	}
 	hi = b.itemRange(lo, hi, path)
-	if hi >= 0 && hi < lo {
-		return "", fmt.Errorf("%w: %s: maxItems below minItems", ErrSchema, path)
-	}
 	var prefix []*jsonx.Value
 	items := s.Get("items")
 	if p := s.Get("prefixItems"); p != nil {
@@ -412,19 +413,9 @@ func (b *builder) stringSchema(s *jsonx.Value, path, name string) (string, error
 		}
 		b.warnf(path, "format %q is not enforced", f)
 	}
-	lo, _, err := intOf(s, "minLength", path)
+	lo, hi, err := bounds(s, "minLength", "maxLength", path)
 	if err != nil {
 		return "", err
-	}
-	hi, ok, err := intOf(s, "maxLength", path)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		hi = -1
-	}
-	if hi >= 0 && hi < lo {
-		return "", fmt.Errorf("%w: %s: maxLength below minLength", ErrSchema, path)
 	}
 	hi = b.strLimit(lo, hi, path)
 	if lo == 0 && hi == b.strLimit(0, -1, path) {
