@@ -1,8 +1,15 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
 
 	"github.com/offgrid-ai/offgrid/tools"
 )
@@ -43,5 +50,52 @@ func TestDropsLines(t *testing.T) {
 		if why := a.dropsLines(tc.tool, tc.args); (why != "") != tc.held {
 			t.Errorf("%s: dropsLines = %q, want held %v", tc.name, why, tc.held)
 		}
+	}
+}
+
+// TestAgentKeepsLines: a reply that would replace most of a file read
+// whole with one line is not run; the model answers from the file, and
+// the file is left as it was.
+func TestAgentKeepsLines(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("order,product,qty\n")
+	for i := 1; i <= 15; i++ {
+		fmt.Fprintf(&csv, "S-%d,P-10%d,%d\n", i, i%5, i)
+	}
+	path := filepath.Join(dir, "sales.csv")
+	os.WriteFile(path, []byte(csv.String()), 0o644)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := hermes(call("read_file", `{"path":"sales.csv"}`))
+	replace := hermes(call("replace_lines", `{"path":"sales.csv","line_start":1,"line_end":15,"new_content":"P-104"}`))
+	const answer = "P-104 is in orders S-4, S-9 and S-14."
+	eng := &fakeEngine{t: t, replies: []string{read, replace, answer}}
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{Answer: AnswerSeparate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned string
+	turn, err := a.Send(context.Background(), "P-104 が出てくる行は？", func(e Event) {
+		if e.Type == EventWarning {
+			warned += e.Text
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != csv.String() {
+		t.Errorf("sales.csv changed to %q", b)
+	}
+	if turn.Content != answer {
+		t.Errorf("answer %q, want %q", turn.Content, answer)
+	}
+	if want := "replace_lines would replace 15 of the 16 lines of sales.csv with 1"; !strings.Contains(warned, want) {
+		t.Errorf("warned %q, want %q", warned, want)
+	}
+	if len(turn.Calls) != 1 {
+		t.Errorf("calls %+v, want the read alone", turn.Calls)
 	}
 }
