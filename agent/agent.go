@@ -193,13 +193,23 @@ const (
 
 // ParseRepeatPolicy returns the RepeatPolicy named s ("" is stop).
 func ParseRepeatPolicy(s string) (RepeatPolicy, error) {
-	switch r := RepeatPolicy(s); r {
-	case "", RepeatStop:
-		return RepeatStop, nil
-	case RepeatAnswer, RepeatAnother:
-		return r, nil
+	return parseName("repeat policy", s, RepeatStop, RepeatAnswer, RepeatAnother)
+}
+
+// parseName returns the one of values that s names, the first for "".
+func parseName[T ~string](what, s string, values ...T) (T, error) {
+	if s == "" {
+		return values[0], nil
 	}
-	return "", fmt.Errorf("agent: unknown repeat policy %q (want stop, answer or another)", s)
+	names := make([]string, len(values))
+	for i, v := range values {
+		if string(v) == s {
+			return v, nil
+		}
+		names[i] = string(v)
+	}
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return "", fmt.Errorf("agent: unknown %s %q (want %s)", what, s, want)
 }
 
 // AnswerStyle is how the model is asked for its answer after a repeat.
@@ -212,13 +222,7 @@ const (
 
 // ParseAnswerStyle returns the AnswerStyle named s ("" is inline).
 func ParseAnswerStyle(s string) (AnswerStyle, error) {
-	switch r := AnswerStyle(s); r {
-	case "", AnswerInline:
-		return AnswerInline, nil
-	case AnswerSeparate:
-		return r, nil
-	}
-	return "", fmt.Errorf("agent: unknown answer style %q (want inline or separate)", s)
+	return parseName("answer style", s, AnswerInline, AnswerSeparate)
 }
 
 // ResultStyle is how tool results are shown to the model.
@@ -234,13 +238,7 @@ const (
 
 // ParseResultStyle returns the ResultStyle named s ("" is compact).
 func ParseResultStyle(s string) (ResultStyle, error) {
-	switch r := ResultStyle(s); r {
-	case "", ResultsCompact:
-		return ResultsCompact, nil
-	case ResultsFull:
-		return r, nil
-	}
-	return "", fmt.Errorf("agent: unknown result style %q (want compact or full)", s)
+	return parseName("result style", s, ResultsCompact, ResultsFull)
 }
 
 // Agent holds a conversation with a model that can call tools. It is not

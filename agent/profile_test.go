@@ -125,3 +125,30 @@ func TestReadProfile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestParseNames(t *testing.T) {
+	repeat := func(s string) (string, error) { r, err := ParseRepeatPolicy(s); return string(r), err }
+	answer := func(s string) (string, error) { r, err := ParseAnswerStyle(s); return string(r), err }
+	results := func(s string) (string, error) { r, err := ParseResultStyle(s); return string(r), err }
+	for _, tc := range []struct {
+		parse         func(string) (string, error)
+		in, want, err string
+	}{
+		{repeat, "", "stop", ""},
+		{repeat, "another", "another", ""},
+		{repeat, "loop", "", `agent: unknown repeat policy "loop" (want stop, answer or another)`},
+		{answer, "", "inline", ""},
+		{answer, "Inline", "", `agent: unknown answer style "Inline" (want inline or separate)`},
+		{results, "", "compact", ""},
+		{results, "full", "full", ""},
+	} {
+		got, err := tc.parse(tc.in)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if got != tc.want || msg != tc.err {
+			t.Errorf("parse(%q) = %q, %q; want %q, %q", tc.in, got, msg, tc.want, tc.err)
+		}
+	}
+}
