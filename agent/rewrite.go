@@ -164,7 +164,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	if !ok {
 		// Shown the whole file, the model kept it as it was; shown a
 		// part, the change may be elsewhere.
-		return nil, first == 1 && !windowed, nil
+		return nil, !windowed, nil
 	}
 	return []grammar.Call{call}, false, nil
 }
