@@ -836,6 +836,8 @@ func (a *Agent) run(ctx context.Context, x *Executor, on func(Event)) Step {
 			var res tools.Result
 			if err := ctx.Err(); err != nil {
 				res = tools.Fail(tools.TypeInternal, fmt.Sprintf("%s was not run: %v", p.Call.Name, err))
+			} else if why := a.dropsLines(p.Call.Name, p.Call.Arguments); why != "" {
+				res = tools.Fail(tools.TypeValidationFailed, why)
 			} else {
 				res = a.reg.Execute(ctx, p.Call.Name, p.Call.Arguments)
 			}

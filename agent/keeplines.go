@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -13,33 +12,21 @@ import (
 // read sometimes "answers" by replacing most of the file with one line
 // (the 0.5B replaced 15 of a 16-line CSV with the product ids a Japanese
 // question asked for, and 10 lines of Italian meeting notes with one).
-// Such a reply is not run: the model answers from the results it has,
-// as after a repeated call. Deleting lines (empty new content) and short
-// replacements are run as asked; so is any call on a file the
+// Such a call is not run: it fails, and the model is told to replace
+// only the lines that change. Deleting lines (empty new content) and
+// short replacements are run as asked; so is any call on a file the
 // conversation has not read whole, or has changed since: offgrid cannot
-// tell, and fails open.
-
-// keepLines reviews a reply: when one of its calls would replace most of
-// a file (dropsLines), none is run and the model answers instead.
-func (a *Agent) keepLines(t *turnState, calls []grammar.Call) next {
-	if t.textOnly {
-		return goOn
-	}
-	for _, c := range calls {
-		if why := a.dropsLines(c.Name, c.Arguments); why != "" {
-			t.on(Event{Type: EventWarning, Text: why})
-			return answerNow
-		}
-	}
-	return goOn
-}
+// tell, and fails open. Tried and not kept: the reply not run and the
+// model asked to answer, as after a repeat; for the CSV the 0.5B then
+// advised a shell command writing a file no tool had named (a
+// fabricated answer on the dev split, where the failed call gave none).
 
 // minDropped is the fewest lines a replacement must take out to be held
 // back: a change of three lines into one is an edit, not a loss.
 const minDropped = 4
 
 // dropsLines returns why a replace_lines call is not run, or "" to run
-// it (see keepLines): it would replace more than half of a file that the conversation
+// it: it would replace more than half of a file that the conversation
 // read whole (and has not changed since) with fewer than half as many
 // lines, and at least minDropped of them.
 func (a *Agent) dropsLines(name string, arguments json.RawMessage) string {
@@ -65,8 +52,8 @@ func (a *Agent) dropsLines(name string, arguments json.RawMessage) string {
 	if replaced < minDropped || 2*replaced <= n || 2*kept >= replaced {
 		return ""
 	}
-	return fmt.Sprintf("the model's %s would replace %d of the %d lines of %s with %d; it is not run, and the model answers instead",
-		name, replaced, n, args.Path, kept)
+	return fmt.Sprintf("not run: it would replace %d of the %d lines of %s with %d; replace only the lines that change, or answer in text if the request asks for no change",
+		replaced, n, args.Path, kept)
 }
 
 // linesRead returns the number of lines of the file at path as the

@@ -53,9 +53,9 @@ func TestDropsLines(t *testing.T) {
 	}
 }
 
-// TestAgentKeepsLines: a reply that would replace most of a file read
-// whole with one line is not run; the model answers from the file, and
-// the file is left as it was.
+// TestAgentKeepsLines: a call that would replace most of a file read
+// whole with one line is not run; it fails with the reason, the model
+// answers, and the file is left as it was.
 func TestAgentKeepsLines(t *testing.T) {
 	dir := t.TempDir()
 	var csv strings.Builder
@@ -77,12 +77,7 @@ func TestAgentKeepsLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var warned string
-	turn, err := a.Send(context.Background(), "P-104 が出てくる行は？", func(e Event) {
-		if e.Type == EventWarning {
-			warned += e.Text
-		}
-	})
+	turn, err := a.Send(context.Background(), "P-104 が出てくる行は？", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +87,8 @@ func TestAgentKeepsLines(t *testing.T) {
 	if turn.Content != answer {
 		t.Errorf("answer %q, want %q", turn.Content, answer)
 	}
-	if want := "replace_lines would replace 15 of the 16 lines of sales.csv with 1"; !strings.Contains(warned, want) {
-		t.Errorf("warned %q, want %q", warned, want)
-	}
-	if len(turn.Calls) != 1 {
-		t.Errorf("calls %+v, want the read alone", turn.Calls)
+	const why = "not run: it would replace 15 of the 16 lines of sales.csv with 1"
+	if len(turn.Calls) != 2 || turn.Calls[1].OK() || !strings.Contains(turn.Calls[1].Result.Message(), why) {
+		t.Errorf("calls %+v, want the replace_lines call failed with %q", turn.Calls, why)
 	}
 }

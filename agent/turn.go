@@ -40,8 +40,7 @@ type turnState struct {
 // (beforeFirstReply), then replies until one answers; the calls of each
 // are run and their results shown to the model. The assists that review
 // a reply (onRepeat) or its results (afterChange, remind) have their
-// place in it, and so does the check that a reply does not replace most
-// of a file (keepLines).
+// place in it.
 func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, error) {
 	if on == nil {
 		on = func(Event) {}
@@ -73,11 +72,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 		case len(comp.Calls) == 0:
 			return a.final(t, comp), nil
 		}
-		review := a.onRepeat(t, comp.Calls)
-		if review == goOn {
-			review = a.keepLines(t, comp.Calls)
-		}
-		switch review {
+		switch a.onRepeat(t, comp.Calls) {
 		case replyAgain:
 			continue
 		case answerNow:
