@@ -26,7 +26,9 @@ import (
 // the words of its file's path too: "shakshuka typo" is about
 // recipes/shakshuka.md more than about a journal entry that names the
 // dish, and "README Windows" about the README's line on Windows more
-// than about a release guide that names both. On the general suite's
+// than about a release guide that names both. A table's row (CSV, TSV)
+// holds its header's words: "zone A water" is about the row
+// "2024-06-01,A,8.5" under "date,zone,water_l". On the general suite's
 // dev split, the file of the best line was the one the task needed for
 // 11 of 35 of the model's searches without the path, 18 with it.
 // Common words weigh next to nothing in any language, with no list of
@@ -92,8 +94,12 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		files++
 		inFile := make([]bool, len(terms))
 		pathKeys := words.Keys(rel)
+		table := tableComma(rel) != 0
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
+			if table && line == 1 {
+				pathKeys = append(pathKeys, words.Keys(text)...)
+			}
 			keys := append(words.Keys(text), pathKeys...)
 			var has []bool
 			for i, t := range terms {
@@ -138,10 +144,10 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		}
 		return s
 	}
-	// Lines of equal score go in the order of their files' scores, the
-	// sum of their lines': the file that holds the words most often
-	// first (the definition of ParseLine before a changelog line naming
-	// it).
+	// Lines of equal score go less indented first (a declaration,
+	// "func ParseLine", before its uses in a test's body), then in the
+	// order of their files' scores, the sum of their lines': the file
+	// that holds the words most often first.
 	lineScore := make([]float64, len(cands))
 	fileScore := map[string]float64{}
 	for i, c := range cands {
@@ -153,7 +159,7 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
-		return cmp.Or(cmp.Compare(lineScore[y], lineScore[x]), cmp.Compare(fileScore[cands[y].file], fileScore[cands[x].file]))
+		return cmp.Or(cmp.Compare(lineScore[y], lineScore[x]), cmp.Compare(indent(cands[x].text), indent(cands[y].text)), cmp.Compare(fileScore[cands[y].file], fileScore[cands[x].file]))
 	})
 	var out []grepMatch
 	perFile := map[string]int{}
@@ -170,3 +176,6 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 	}
 	return out, notes, nil
 }
+
+// indent is the width of a line's leading blanks, a tab or space each.
+func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }

@@ -16,15 +16,18 @@ import (
 func TestGrepRanked(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"README.md":             "The service is small.\nIt is a service for the team.\nSee the config for the port.\n",
-		"config/settings.yaml":  "server:\n  listen_port: 8042\n  workers: 3\n",
-		"app/report.py":         "import os\n\ndef report():\n    return 'the report'\n",
-		"notes/2024-05-14.md":   "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
-		"internal/parser.go":    "package parser\n\nfunc ParseLine(s string) {}\n",
-		"data/orders.csv":       "order,product,qty\nS-1,P-104,2\nS-2,P-101,1\n",
-		"schema/order.json":     "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
-		"journal/2024-05-20.md": "Made shakshuka for the team.\n",
-		"recipes/shakshuka.md":  "# Eggs in tomato sauce\n\nFry the onions.\n",
+		"README.md":               "The service is small.\nIt is a service for the team.\nSee the config for the port.\n",
+		"config/settings.yaml":    "server:\n  listen_port: 8042\n  workers: 3\n",
+		"app/report.py":           "import os\n\ndef report():\n    return 'the report'\n",
+		"notes/2024-05-14.md":     "## Pump\n- Decision: buy a 24V pump, budget 120 EUR.\n- The team met.\n",
+		"internal/parser.go":      "package parser\n\nfunc ParseLine(s string) {}\n",
+		"internal/parser_test.go": "package parser\n\nfunc TestParse(t *testing.T) {\n\tParseLine(\"a\")\n\tParseLine(\"b\")\n}\n",
+		"data/water.csv":          "date,zone,water_l\n2024-06-01,A,8.5\n",
+		"docs/valves.md":          "Valve A is on pin 27.\n",
+		"data/orders.csv":         "order,product,qty\nS-1,P-104,2\nS-2,P-101,1\n",
+		"schema/order.json":       "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
+		"journal/2024-05-20.md":   "Made shakshuka for the team.\n",
+		"recipes/shakshuka.md":    "# Eggs in tomato sauce\n\nFry the onions.\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -40,7 +43,11 @@ func TestGrepRanked(t *testing.T) {
 		{"pump decision", "notes/2024-05-14.md:2: - Decision: buy a 24V pump, budget 120 EUR.", nil},
 		{"service port", "README.md:1: The service is small.", []string{"app/report.py"}}, // not "report" nor "import"
 		{"which port does it listen on", "config/settings.yaml:2:   listen_port: 8042", nil},
-		{"parse_line def", "internal/parser.go:3: func ParseLine(s string) {}", nil},
+		// Among lines of equal words, the least indented first: the
+		// declaration, not the test's two calls.
+		{"parse_line function", "internal/parser.go:3: func ParseLine(s string) {}", nil},
+		// A table's row holds its header's words.
+		{"zone A water total", "data/water.csv:2: 2024-06-01,A,8.5 (date: 2024-06-01, zone: A, water_l: 8.5)", nil},
 		// An identifier is one term: the schema's "P-" and "104" are not
 		// it. A table's row is followed by its cells named by the header.
 		{"product P-104", "data/orders.csv:2: S-1,P-104,2 (order: S-1, product: P-104, qty: 2)", nil},
