@@ -314,6 +314,11 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 			return res, engineError(nil, "inference: sampling failed")
 		}
 		res.Stats.Generated++
+		if req.FirstProb && res.Stats.Generated == 1 {
+			if p := float64(C.og_prob(x.c, grammar, x.cands, C.int32_t(x.nVocab), tok)); p > 0 {
+				res.FirstProb = p
+			}
+		}
 		if !C.og_accept(chain, grammar, tok) {
 			return res, engineError(ErrInvalidGrammar, "inference: grammar rejected token %d", tok)
 		}

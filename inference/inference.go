@@ -130,6 +130,9 @@ type Request struct {
 	// its keys and values are the same whether decoded or loaded, and a
 	// Context with a PrefixCache loads it from there or saves it there.
 	Prefix int
+	// FirstProb asks for Result.FirstProb: how sure the model was of its
+	// first token (a choice among a grammar's options).
+	FirstProb bool
 }
 
 // PrefixCache keeps the KV states of prompt prefixes (Request.Prefix)
@@ -175,6 +178,11 @@ type Result struct {
 	Text string
 	// StopReason tells why generation ended.
 	StopReason StopReason
+	// FirstProb, when Request.FirstProb asked for it, is the probability
+	// the model gave the first generated token among the tokens the
+	// grammar allowed (all, without one), at temperature 1; otherwise, or
+	// when it could not be computed, 0.
+	FirstProb float64
 	// Stats holds the counters of this request.
 	Stats Stats
 }

@@ -3,6 +3,7 @@ package inference_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -161,6 +162,43 @@ func TestStrictGrammar(t *testing.T) {
 		counts[res.Text]++
 	}
 	t.Logf("50 seeds: %v", counts)
+}
+
+// TestFirstProb: the probability of the first token is the model's own,
+// among the tokens the grammar allows: one value per token, the greedy
+// token's the largest, and those of the three allowed tokens sum to one.
+func TestFirstProb(t *testing.T) {
+	m := loadTiny(t)
+	c := newContext(t, m, 512)
+	p := prompt(t, m, "<|im_start|>user\npick a letter<|im_end|>\n<|im_start|>assistant\n")
+	g := &inference.Grammar{GBNF: `root ::= [a-c]`}
+	if res := generate(t, c, inference.Request{Prompt: p, MaxTokens: 4, Grammar: g}); res.FirstProb != 0 {
+		t.Errorf("FirstProb %v unasked, want 0", res.FirstProb)
+	}
+	greedy := generate(t, c, inference.Request{Prompt: p, MaxTokens: 4, Grammar: g, FirstProb: true})
+	probs := map[string]float64{}
+	for seed := range uint32(60) {
+		res := generate(t, c, inference.Request{Prompt: p, MaxTokens: 4, Grammar: g, FirstProb: true,
+			Sampling: inference.Sampling{Temperature: 3, Seed: seed}})
+		if res.FirstProb <= 0 || res.FirstProb > 1 {
+			t.Fatalf("seed %d: FirstProb %v of %q, want in (0, 1]", seed, res.FirstProb, res.Text)
+		}
+		if q, ok := probs[res.Text]; ok && math.Abs(q-res.FirstProb) > 1e-6 {
+			t.Errorf("%q has probability %v and %v", res.Text, q, res.FirstProb)
+		}
+		probs[res.Text] = res.FirstProb
+		if res.FirstProb > greedy.FirstProb+1e-6 {
+			t.Errorf("%q has probability %v, above the greedy %q's %v", res.Text, res.FirstProb, greedy.Text, greedy.FirstProb)
+		}
+	}
+	sum := 0.0
+	for _, q := range probs {
+		sum += q
+	}
+	if len(probs) == 3 && math.Abs(sum-1) > 1e-4 || sum > 1+1e-4 {
+		t.Errorf("probabilities %v sum to %v", probs, sum)
+	}
+	t.Logf("greedy %q %.3f; sampled %v", greedy.Text, greedy.FirstProb, probs)
 }
 
 func TestGrammarModesAgree(t *testing.T) {

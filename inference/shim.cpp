@@ -386,6 +386,45 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
     }
 }
 
+float og_prob(struct llama_context *ctx, struct llama_sampler *grammar, llama_token_data *cands, int32_t n_vocab,
+              llama_token tok) {
+    try {
+        const float *logits = llama_get_logits_ith(ctx, -1);
+        if (logits == nullptr || tok < 0 || tok >= n_vocab) {
+            return -1.0f;
+        }
+        llama_token_data_array arr;
+        fill_candidates(logits, cands, n_vocab, &arr);
+        if (grammar != nullptr) {
+            llama_sampler_apply(grammar, &arr);
+        }
+        float top = -INFINITY;
+        for (size_t i = 0; i < arr.size; i++) {
+            if (!std::isinf(arr.data[i].logit)) {
+                top = std::max(top, arr.data[i].logit);
+            }
+        }
+        if (std::isinf(top)) {
+            return -1.0f;
+        }
+        double sum = 0.0, own = 0.0;
+        for (size_t i = 0; i < arr.size; i++) {
+            if (std::isinf(arr.data[i].logit)) {
+                continue;
+            }
+            double e = std::exp((double)(arr.data[i].logit - top));
+            sum += e;
+            if (arr.data[i].id == tok) {
+                own = e;
+            }
+        }
+        return (float)(own / sum);
+    } catch (const std::exception &e) {
+        log_exception("prob", e);
+        return -1.0f;
+    }
+}
+
 bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama_token tok) {
     try {
         if (grammar != nullptr) {

@@ -73,6 +73,12 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
                       llama_token_data *cands, int32_t n_vocab, bool full_vocab, int32_t *resampled,
                       const char *pending, int32_t n_pending);
 
+// og_prob returns the probability of tok among the tokens grammar (may be
+// NULL) allows after the last decoded token, the logits at temperature 1;
+// -1 on failure. Call it before og_accept feeds tok to the grammar.
+float og_prob(struct llama_context *ctx, struct llama_sampler *grammar, llama_token_data *cands, int32_t n_vocab,
+              llama_token tok);
+
 // og_accept feeds the chosen token to the chain and the grammar. It returns
 // false when the grammar cannot accept it.
 bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama_token tok);
