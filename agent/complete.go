@@ -37,6 +37,8 @@ type CompletionRequest struct {
 	// Choices, with no tools offered, constrains the reply to one of
 	// them (grammar.OneOf).
 	Choices []string
+	// FirstProb asks for Completion.FirstProb.
+	FirstProb bool
 	// Exclude names tools the grammar does not admit in this reply; they
 	// stay in the prompt, so the KV cache is kept.
 	Exclude []string
@@ -93,6 +95,10 @@ type Completion struct {
 	Stats inference.Stats
 	// StopReason tells why generation ended.
 	StopReason inference.StopReason
+	// FirstProb, when asked for, is how sure the model was of the reply's
+	// first token (of a choice among Choices, the choice): its probability
+	// among the tokens the grammar allowed; 0 when not known.
+	FirstProb float64
 	// Warnings lists template problems worked around (e.g. a fallback to
 	// the family layout).
 	Warnings []string
@@ -247,7 +253,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		return out, fmt.Errorf("agent: tokenize prompt: %w", err)
 	}
 	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops(),
-		Prefix: c.sharedPrefix(req, tokens)}
+		Prefix: c.sharedPrefix(req, tokens), FirstProb: req.FirstProb}
 	if p.grammar != nil && p.grammar.GBNF != "" {
 		ir.Grammar = c.engineGrammar(p.grammar)
 	}
@@ -292,7 +298,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		}
 	}
 	res.Text = req.Prefix + res.Text
-	out.Raw, out.Stats, out.StopReason = res.Text, res.Stats, res.StopReason
+	out.Raw, out.Stats, out.StopReason, out.FirstProb = res.Text, res.Stats, res.StopReason, res.FirstProb
 	if vis.plain {
 		out.Content = strings.TrimSpace(res.Text)
 	} else {

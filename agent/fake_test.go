@@ -25,6 +25,8 @@ type fakeEngine struct {
 	cached  []inference.Token
 	// block, if set, is called before streaming; it may wait on ctx.
 	block func(ctx context.Context, i int) error
+	// probs, if set, are the Result.FirstProb of the replies, when asked.
+	probs []float64
 }
 
 func (f *fakeEngine) Tokenize(text string, addSpecial, parseSpecial bool) ([]inference.Token, error) {
@@ -74,6 +76,9 @@ func (f *fakeEngine) Generate(ctx context.Context, req inference.Request, fn fun
 		n--
 	}
 	res := inference.Result{Stats: inference.Stats{PromptTokens: len(req.Prompt), PromptReused: n, PromptDecoded: len(req.Prompt) - n}}
+	if req.FirstProb && i < len(f.probs) {
+		res.FirstProb = f.probs[i]
+	}
 	f.cached = append([]inference.Token(nil), req.Prompt...)
 	if f.block != nil {
 		if err := f.block(ctx, i); err != nil {

@@ -14,8 +14,10 @@ import (
 // TestAgentIntent: the choice of what a request needs is put to the model
 // with the options and examples as a fixed head (cached like a system
 // prompt), is read from its one-word reply, and fails open on anything
-// else; a request naming a file, even a missing one, needs the files. What
-// the folder holds is said before the examples, in the cached head.
+// else; a request naming a file, even a missing one, needs the files, and
+// so does a choice of no files that the model was less than even sure
+// of. What the folder holds is said before the examples, in the cached
+// head.
 func TestAgentIntent(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
@@ -26,20 +28,27 @@ func TestAgentIntent(t *testing.T) {
 	for _, tc := range []struct {
 		name, request, reply string
 		want                 intent
+		probs                []float64 // how sure the model was of each reply
 	}{
-		{"read", "Où est définie la fonction main ?", "read", intent{known: true, topic: tools.TopicFiles}},
-		{"list", "¿Qué hay en la carpeta docs?", "list", intent{known: true, topic: tools.TopicFiles, list: true}},
-		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}},
-		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}},
-		{"none", "What is 7 squared?", "none", intent{known: true}},
+		{"read", "Où est définie la fonction main ?", "read", intent{known: true, topic: tools.TopicFiles}, nil},
+		{"list", "¿Qué hay en la carpeta docs?", "list", intent{known: true, topic: tools.TopicFiles, list: true}, nil},
+		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}, nil},
+		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}, nil},
+		{"none", "What is 7 squared?", "none", intent{known: true}, nil},
 		// A named file: the model chooses again, among the options that
 		// need the files.
-		{"none, but a file is named", "Translate notes.txt into French.", "none\nchange", intent{known: true, topic: tools.TopicFiles, change: true}},
-		{"none, a missing file named", "Translate missing.txt into French.", "none\nread", intent{known: true, topic: tools.TopicFiles}},
-		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}},
+		{"none, but a file is named", "Translate notes.txt into French.", "none\nchange", intent{known: true, topic: tools.TopicFiles, change: true}, nil},
+		{"none, a missing file named", "Translate missing.txt into French.", "none\nread", intent{known: true, topic: tools.TopicFiles}, nil},
+		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}, nil},
+		// Less than even sure of an option that needs no files, in a
+		// folder of files: the model chooses again among those that do.
+		{"unsure none", "what does make lint run?", "none\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.39}},
+		{"unsure tasks", "how many TODO comments are left?", "tasks\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.42}},
+		{"sure none", "What is 7 squared?", "none", intent{known: true}, []float64{0.61}},
+		{"unsure read", "Qui s'occupe du grill ?", "read", intent{known: true, topic: tools.TopicFiles}, []float64{0.3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			eng := &fakeEngine{t: t, replies: strings.Split(tc.reply, "\n")}
+			eng := &fakeEngine{t: t, replies: strings.Split(tc.reply, "\n"), probs: tc.probs}
 			files := func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }
 			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{ToolsByTopic: true, Files: files})
 			if err != nil {
@@ -49,6 +58,9 @@ func TestAgentIntent(t *testing.T) {
 			got := a.intent(context.Background(), &turn, tc.request, tools.Mentioned(dir, tc.request), func(Event) {})
 			if got != tc.want {
 				t.Errorf("intent %+v, want %+v", got, tc.want)
+			}
+			if eng.calls != len(strings.Split(tc.reply, "\n")) {
+				t.Errorf("%d choices made, want %d", eng.calls, len(strings.Split(tc.reply, "\n")))
 			}
 			prompt, req := eng.prompts[0], eng.reqs[0]
 			for _, o := range a.intentOptions() {
