@@ -58,7 +58,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 		return true, err
 	}
 	t.named = append(t.named, found...)
-	step, read, err := a.readFirst(ctx, own, &t.turn, t.repeats, t.named, t.in.list, t.on)
+	step, read, err := a.readFirst(ctx, own, &t.turn, t.repeats, t.named, t.in, t.on)
 	if err != nil {
 		return true, err
 	}

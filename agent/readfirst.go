@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
@@ -13,11 +14,12 @@ import (
 // readFirst reads the files among named, what the request names, for
 // the model before its first reply (Options.ReadFirst) and adds them to
 // the request, the last message of the history; not when no tools are
-// offered (ToolChoice None). For a request for the names of files (list),
-// it lists the folders named too: asked "what's in the scripts folder?",
-// the 0.5B listed the working directory. It reports whether it ran any
-// call.
-func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
+// offered (ToolChoice None). It lists the folders named too for a request
+// for the names of files, and for one that names folders and no file and
+// is not for a change (listFolders): asked "what's in the scripts
+// folder?", the 0.5B listed the working directory. It reports whether it
+// ran any call.
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, in intent, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
 	}
@@ -25,12 +27,13 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 		return Step{}, false, nil
 	}
 	_, canList := a.reg.Lookup(listTool)
+	list := canList && listFolders(in, named)
 	var calls []grammar.Call
 	var paths []string
 	for _, m := range named {
 		name := readFileTool
 		if m.Dir {
-			if !list || !canList {
+			if !list {
 				continue
 			}
 			name = listTool
@@ -73,6 +76,19 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	}
 	req.Content = b.String()
 	return step, true, nil
+}
+
+// listFolders reports whether readFirst lists the folders among named:
+// for a request for the names of files, or for one that is not for a
+// change and names folders and no file. In any language the model read
+// "¿Qué módulos hay en greenhouse/control?" and "what packages live
+// under internal/?" as questions about the files' content; the 0.5B then
+// listed the working directory, or its absolute path, which failed.
+func listFolders(in intent, named []tools.Mention) bool {
+	if in.list {
+		return true
+	}
+	return !in.change && len(named) > 0 && !slices.ContainsFunc(named, func(m tools.Mention) bool { return !m.Dir })
 }
 
 // readFileTool and listTool are the tools Options.ReadFirst calls;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +32,8 @@ func TestAgentReadFirst(t *testing.T) {
 			[]string{"The file notes.txt holds:\n", "1: Buy milk", "The file todo.txt holds:\n", "1: TODO: ship"}, nil, 2},
 		{"denied", "What does notes.txt say?", permission.Config{AllowAll: true, Deny: []string{"read_file"}},
 			[]string{"Reading the file notes.txt failed: "}, []string{"Buy milk"}, 1},
-		{"directory", "What is in ./docs?", permission.Config{AllowAll: true}, nil, []string{"holds:"}, 0},
+		// A folder named with no file is listed (listFolders).
+		{"directory", "What is in ./docs?", permission.Config{AllowAll: true}, []string{"The folder ./docs holds:\n"}, []string{"The file"}, 1},
 		{"missing", "What does missing.txt say?", permission.Config{AllowAll: true},
 			[]string{"Reading the file missing.txt failed: not_found"}, []string{"holds:"}, 1}, // read, so that the failure is known
 		{"outside", "What does /etc/hosts say?", permission.Config{AllowAll: true},
@@ -69,8 +71,8 @@ func TestAgentReadFirst(t *testing.T) {
 				t.Fatalf("%d calls, %d call events by the agent, want %d", len(turn.Calls), byAgent, tc.reads)
 			}
 			for _, c := range turn.Calls {
-				if c.Name != "read_file" || !c.ByAgent {
-					t.Errorf("call %+v, want a read_file by the agent", c)
+				if c.Name != "read_file" && c.Name != "ls" || !c.ByAgent {
+					t.Errorf("call %+v, want a read_file or ls by the agent", c)
 				}
 			}
 			if got := roles(a.History()); got != "user,assistant" {
@@ -141,8 +143,9 @@ func TestAgentReadFirstThenWrite(t *testing.T) {
 }
 
 // TestAgentReadFirstLists: a request for the names of files (the model
-// chose "list") has the folders it names listed by offgrid and is
-// answered from the listing; a request to read one does not list it.
+// chose "list"), or one naming folders and no file that is not for a
+// change, has the folders it names listed by offgrid and is answered
+// from the listing; a request that names a file too has only that read.
 func TestAgentReadFirstLists(t *testing.T) {
 	for _, tc := range []struct {
 		name, request, choice string
@@ -150,7 +153,11 @@ func TestAgentReadFirstLists(t *testing.T) {
 	}{
 		{"folder", "¿Qué hay en la carpeta scripts?", "list", []string{"ls"}},
 		{"folder and file", "Are deploy.sh and the docs folder there?", "list", []string{"read_file", "ls"}},
-		{"read", "Summarize what is in scripts", "read", nil},
+		// A request that names folders and no file gets them listed,
+		// whatever the model chose, but for a change.
+		{"read", "Summarize what is in scripts", "read", []string{"ls"}},
+		{"read a file", "Summarize deploy.sh and the docs folder", "read", []string{"read_file"}},
+		{"change", "Add a cleanup script to scripts", "change", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -187,10 +194,10 @@ func TestAgentReadFirstLists(t *testing.T) {
 			if len(tc.calls) == 0 {
 				return
 			}
-			if !strings.Contains(eng.prompts[1], "deploy.sh") || !strings.Contains(eng.prompts[1], "The folder ") {
+			if !strings.Contains(eng.prompts[1], "deploy.sh") || slices.Contains(tc.calls, "ls") != strings.Contains(eng.prompts[1], "The folder ") {
 				t.Errorf("the answer's prompt lacks the listing:\n%s", eng.prompts[1])
 			}
-			if turn.Content != "scripts holds deploy.sh." {
+			if turn.Content != "scripts holds deploy.sh." && tc.choice != "change" {
 				t.Errorf("answer %q", turn.Content)
 			}
 		})
