@@ -136,9 +136,9 @@ func intentMessages(opts []intentOption, folder, request string) ([]Message, []s
 // "show /etc/hosts"), needs the files whatever the model chose: when it
 // chose none, it chooses again among the options that need them (the
 // 0.5B chose none for a Japanese request to create a .gitignore, which
-// was then read, not written). So it does when the folder holds files
-// and the model was less than even sure of an option that needs none
-// (unsureChoice).
+// was then read, not written). So it does, between reading and listing,
+// when the folder holds files and the model was less than even sure of
+// an option that needs none (unsureChoice).
 func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []tools.Mention, on func(Event)) intent {
 	opts := a.intentOptions()
 	if len(opts) < 2 {
@@ -168,10 +168,12 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 		// Named files, or a choice away from the files that the model
 		// was less than even sure of: the choice is made again among the
 		// options that need the files, whether to read, list or change
-		// them.
+		// them; not to change them when unsure (no file named), which
+		// nothing here suggests: so chosen, the 0.5B went on to insert a
+		// line for "list the test files".
 		var files []string
 		for _, o := range opts {
-			if o.topic == tools.TopicFiles {
+			if o.topic == tools.TopicFiles && !(unsure && len(named) == 0 && o.change) {
 				files = append(files, o.label)
 			}
 		}

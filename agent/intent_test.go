@@ -44,6 +44,8 @@ func TestAgentIntent(t *testing.T) {
 		// folder of files: the model chooses again among those that do.
 		{"unsure none", "what does make lint run?", "none\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.39}},
 		{"unsure tasks", "how many TODO comments are left?", "tasks\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.42}},
+		// Unsure, with no file named: reading or listing, not a change.
+		{"unsure, no change", "このリポジトリのテストファイルを全部挙げてください。", "none\n!nogrammarchange", intent{known: true}, []float64{0.37}},
 		{"sure none", "What is 7 squared?", "none", intent{known: true}, []float64{0.61}},
 		{"unsure read", "Qui s'occupe du grill ?", "read", intent{known: true, topic: tools.TopicFiles}, []float64{0.3}},
 	} {
@@ -61,6 +63,9 @@ func TestAgentIntent(t *testing.T) {
 			}
 			if eng.calls != len(strings.Split(tc.reply, "\n")) {
 				t.Errorf("%d choices made, want %d", eng.calls, len(strings.Split(tc.reply, "\n")))
+			}
+			if len(tc.probs) > 0 && eng.calls == 2 && strings.Contains(eng.reqs[1].Grammar.GBNF, `"change"`) {
+				t.Errorf("unsure with no file named, the second choice admits a change: %s", eng.reqs[1].Grammar.GBNF)
 			}
 			prompt, req := eng.prompts[0], eng.reqs[0]
 			for _, o := range a.intentOptions() {
