@@ -79,16 +79,20 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 }
 
 // listFolders reports whether readFirst lists the folders among named:
-// for a request for the names of files, or for one that is not for a
-// change and names folders and no file. In any language the model read
+// for a request for the names of files, or for one that names folders
+// and no file and is neither for a change nor, as the model chose, for
+// another topic's tools (the task list, the clock). In any language the model read
 // "¿Qué módulos hay en greenhouse/control?" and "what packages live
 // under internal/?" as questions about the files' content; the 0.5B then
 // listed the working directory, or its absolute path, which failed.
 func listFolders(in intent, named []tools.Mention) bool {
-	if in.list {
+	switch {
+	case in.list:
 		return true
+	case in.change || in.known && in.topic != tools.TopicFiles:
+		return false // "Add a task 'write docs'" is not about the docs folder
 	}
-	return !in.change && len(named) > 0 && !slices.ContainsFunc(named, func(m tools.Mention) bool { return !m.Dir })
+	return len(named) > 0 && !slices.ContainsFunc(named, func(m tools.Mention) bool { return !m.Dir })
 }
 
 // readFileTool and listTool are the tools Options.ReadFirst calls;

@@ -158,6 +158,7 @@ func TestAgentReadFirstLists(t *testing.T) {
 		{"read", "Summarize what is in scripts", "read", []string{"ls"}},
 		{"read a file", "Summarize deploy.sh and the docs folder", "read", []string{"read_file"}},
 		{"change", "Add a cleanup script to scripts", "change", nil},
+		{"tasks", "Add a task 'write docs', then list my tasks.", "tasks", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
