@@ -149,9 +149,10 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 	// order of their files' scores, the sum of their lines': the file
 	// that holds the words most often first.
 	lineScore := make([]float64, len(cands))
+	indents := make([]int, len(cands))
 	fileScore := map[string]float64{}
 	for i, c := range cands {
-		lineScore[i] = score(c)
+		lineScore[i], indents[i] = score(c), indent(c.text)
 		fileScore[c.file] += lineScore[i]
 	}
 	order := make([]int, len(cands))
@@ -159,7 +160,7 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
-		return cmp.Or(cmp.Compare(lineScore[y], lineScore[x]), cmp.Compare(indent(cands[x].text), indent(cands[y].text)), cmp.Compare(fileScore[cands[y].file], fileScore[cands[x].file]))
+		return cmp.Or(cmp.Compare(lineScore[y], lineScore[x]), cmp.Compare(indents[x], indents[y]), cmp.Compare(fileScore[cands[y].file], fileScore[cands[x].file]))
 	})
 	var out []grepMatch
 	perFile := map[string]int{}
