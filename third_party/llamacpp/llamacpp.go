@@ -9,6 +9,7 @@
 //
 // Build with CGO_CFLAGS/CGO_CXXFLAGS carrying SIMD flags (the Makefile does):
 // ggml's CPU kernels compiled without -march run several times slower.
+// amx.cpp lets -march=native link on CPUs with AMX (see there).
 package llamacpp
 
 // #cgo CFLAGS: -std=c11
