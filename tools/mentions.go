@@ -26,7 +26,8 @@ type Mention struct {
 // trailing punctuation removed, looked up through an os.Root, so that
 // nothing outside root is ever looked at. Special files (devices, pipes,
 // sockets) are left out. A bare word counts when it is the whole name of
-// an entry of root without a dot ("docs", "Makefile"). A file name that
+// an entry of root without a dot ("docs", "Makefile"), and so does a
+// part of a hyphenated word ("config-Ordner"; compoundEntry). A file name that
 // is not where the request puts it stands for the one file of the tree
 // (see [Files]) whose path ends with it, if there is exactly one:
 // "settings.yaml" for config/settings.yaml; a name that several files
@@ -64,6 +65,11 @@ func Mentioned(root, request string) []Mention {
 			continue
 		}
 		bare := !strings.ContainsAny(w, "./")
+		if bare && !entries[w] {
+			if w = compoundEntry(w, entries); slices.Contains(seen, w) {
+				continue
+			}
+		}
 		if bare && (len(w) < 3 || !entries[w]) {
 			continue
 		}
@@ -90,6 +96,18 @@ func Mentioned(root, request string) []Mention {
 		}
 	}
 	return out
+}
+
+// compoundEntry returns the part of a hyphenated word that is the whole
+// name of an entry of the root (entries): "config" of "config-Ordner",
+// "docs" of "docs-Verzeichnis"; "" for none.
+func compoundEntry(w string, entries map[string]bool) string {
+	for _, part := range strings.Split(w, "-") {
+		if len(part) >= 3 && entries[part] {
+			return part
+		}
+	}
+	return ""
 }
 
 // maxWithin bounds the files Mentioned looks through for a name not

@@ -50,6 +50,9 @@ func TestMentioned(t *testing.T) {
 		{"What is in the docs folder?", []Mention{{Path: "docs", Dir: true}}}, // a bare word naming an entry of the root
 		{"How do I write docs for an API?", []Mention{{Path: "docs", Dir: true}}},
 		{"Do the notes say anything?", nil}, // only an entry's whole name counts
+		{"Was steht im docs-Ordner?", []Mention{{Path: "docs", Dir: true}}},
+		{"Ist das docs-Verzeichnis in docs aktuell?", []Mention{{Path: "docs", Dir: true}}},
+		{"a well-documented pipe-line", nil},
 		{"Read ../" + filepath.Base(outside), []Mention{{Path: "../" + filepath.Base(outside), Missing: true}}},
 		{"Read link.txt", []Mention{{Path: "link.txt", Missing: true}}}, // a link out of the root
 		{"Read pipe.txt", nil}, // not a regular file
