@@ -49,6 +49,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	// offgrid's own calls have an executor of their own: they are not
 	// the model's rounds or calls, which the limits bound.
 	own := NewExecutor(a.reg, a.policy, a.opts.Limits)
+	list := listFolders(t.in, t.named) // by what the request names, not what a search finds
 	step, found, err := a.searchFirst(ctx, own, t)
 	if err != nil {
 		return true, err
@@ -57,8 +58,15 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 		t.turn, err = a.stop(&t.turn, step.Err, t.on)
 		return true, err
 	}
-	t.named = append(t.named, found...)
-	step, read, err := a.readFirst(ctx, own, &t.turn, t.repeats, t.named, t.in, t.on)
+	if !list {
+		// A question that names folders gets their listing and the
+		// search's lines, not the best line's file: given the file too,
+		// the 0.5B answered "what modules are in greenhouse/control?"
+		// from the file and "which recipes have we got?" with a recipe
+		// twice.
+		t.named = append(t.named, found...)
+	}
+	step, read, err := a.readFirst(ctx, own, &t.turn, t.repeats, t.named, list, t.on)
 	if err != nil {
 		return true, err
 	}

@@ -62,6 +62,29 @@ func TestDefaultModelSearchesFirst(t *testing.T) {
 	}
 }
 
+// TestDefaultModelSearchesFolderNamed: a question about a value in a
+// folder that names no file is searched for in that folder, and the
+// answer holds the value the file sets; given only the folder's listing,
+// the 0.5B answered "The port set in the config folder is 80".
+func TestDefaultModelSearchesFolderNamed(t *testing.T) {
+	a, dir := generalAgent(t)
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, "config", "server.yaml"), []byte(
+		"# Service settings\nserver:\n  host: 0.0.0.0\n  port: 7310\n  workers: 4\n\nlogging:\n  level: warn\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Ledger\n\nA small bookkeeping service. Settings live in config/.\n"), 0o644)
+	turn, err := a.Send(t.Context(), "What port is set in the config folder?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := false
+	for _, r := range turn.Calls {
+		searched = searched || r.ByAgent && r.Name == "grep_search" && r.OK() && strings.Contains(string(r.Arguments), `"config/**"`)
+	}
+	if !searched || !strings.Contains(turn.Content, "7310") {
+		t.Fatalf("answer %q; calls:\n%s\nwant a search of config/ and 7310", turn.Content, callsOf(turn))
+	}
+}
+
 // callsOf describes a turn's calls for failure messages.
 func callsOf(turn Turn) string {
 	var s []string

@@ -14,20 +14,19 @@ import (
 // readFirst reads the files among named, what the request names, for
 // the model before its first reply (Options.ReadFirst) and adds them to
 // the request, the last message of the history; not when no tools are
-// offered (ToolChoice None). It lists the folders named too for a request
-// for the names of files, and for one that names folders and no file and
-// is not for a change (listFolders): asked "what's in the scripts
-// folder?", the 0.5B listed the working directory. It reports whether it
-// ran any call.
-func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, in intent, on func(Event)) (Step, bool, error) {
+// offered (ToolChoice None). With list it lists the folders named too
+// (see listFolders): asked "what's in the scripts folder?", the 0.5B
+// listed the working directory. It reports whether it ran any call.
+func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
 	}
 	if _, ok := a.reg.Lookup(readFileTool); !ok {
 		return Step{}, false, nil
 	}
-	_, canList := a.reg.Lookup(listTool)
-	list := canList && listFolders(in, named)
+	if _, ok := a.reg.Lookup(listTool); !ok {
+		list = false
+	}
 	var calls []grammar.Call
 	var paths []string
 	for _, m := range named {
@@ -78,10 +77,12 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	return step, true, nil
 }
 
-// listFolders reports whether readFirst lists the folders among named:
-// for a request for the names of files, or for one that names folders
-// and no file and is neither for a change nor, as the model chose, for
-// another topic's tools (the task list, the clock). In any language the model read
+// listFolders reports whether readFirst lists the folders among named,
+// what a request names: for a request for the names of files, or for one
+// that names folders and no file and is neither for a change nor, as the
+// model chose, for another topic's tools (the task list, the clock). Such
+// a request is searched in those folders too (searchFirst), and its
+// lines go beside the listing. In any language the model read
 // "¿Qué módulos hay en greenhouse/control?" and "what packages live
 // under internal/?" as questions about the files' content; the 0.5B then
 // listed the working directory, or its absolute path, which failed.

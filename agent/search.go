@@ -57,10 +57,14 @@ func searchMessages(request string) []Message {
 // returns the file of its best line, for ReadFirst to read; nil when the
 // assist is off, the request does not need the files' content (a listing
 // needs their names: searched, "List the files here" read a file that
-// mentioned files) or names a file, the
-// search tool is missing, or the search found nothing.
+// mentioned files) or names a file, the search tool is missing, or the
+// search found nothing. A request that names folders and no file is
+// searched in those folders (inFolders): asked "What port is set in the
+// config folder?", the 0.5B was given the folder's listing and answered
+// with a port no file held.
 func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Step, []tools.Mention, error) {
-	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || t.in.list || len(t.named) > 0 {
+	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || t.in.list ||
+		slices.ContainsFunc(t.named, func(m tools.Mention) bool { return !m.Dir }) {
 		return Step{}, nil, nil
 	}
 	if _, ok := a.reg.Lookup(searchTool); !ok {
@@ -83,7 +87,13 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 	if pattern == "" {
 		return Step{}, nil, nil
 	}
-	args, err := json.Marshal(map[string]string{"pattern": pattern})
+	search := map[string]string{"pattern": pattern}
+	where := ""
+	if filter := inFolders(t.named); filter != "" {
+		search["file_filter"] = filter
+		where = " in " + filter
+	}
+	args, err := json.Marshal(search)
 	if err != nil {
 		return Step{}, nil, nil
 	}
@@ -99,9 +109,36 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 		return step, nil, nil
 	}
 	req := &a.history[len(a.history)-1]
-	req.Content += fmt.Sprintf("\n\nSearching the files for %q found:\n%s", pattern, results[0])
+	req.Content += fmt.Sprintf("\n\nSearching the files%s for %q found:\n%s", where, pattern, results[0])
 	return step, []tools.Mention{{Path: best}}, nil
 }
+
+// inFolders returns the grep_search file filter of the folders among
+// named, "" for none (or the working directory itself): "config/**",
+// "{config/**,docs/**}".
+func inFolders(named []tools.Mention) string {
+	var globs []string
+	for _, m := range named {
+		dir := filepath.ToSlash(filepath.Clean(m.Path))
+		if !m.Dir || m.Missing || dir == "." || filepath.IsAbs(dir) {
+			continue
+		}
+		g := globMeta.ReplaceAllString(dir, `\$0`) + "/**"
+		if !slices.Contains(globs, g) {
+			globs = append(globs, g)
+		}
+	}
+	switch len(globs) {
+	case 0:
+		return ""
+	case 1:
+		return globs[0]
+	}
+	return "{" + strings.Join(globs, ",") + "}"
+}
+
+// globMeta matches the characters a glob gives a meaning to.
+var globMeta = regexp.MustCompile(`[*?\[\]{},\\]`)
 
 // searchPattern joins the words the model wrote with the names and
 // numbers of the request itself (markedWords), each once, at most

@@ -46,6 +46,24 @@ func TestSearchPattern(t *testing.T) {
 	}
 }
 
+func TestInFolders(t *testing.T) {
+	dir := func(p string) tools.Mention { return tools.Mention{Path: p, Dir: true} }
+	for _, tc := range []struct {
+		named []tools.Mention
+		want  string
+	}{
+		{nil, ""},
+		{[]tools.Mention{dir("config/")}, "config/**"},
+		{[]tools.Mention{dir("app/utils"), dir("docs"), dir("./docs")}, "{app/utils/**,docs/**}"},
+		{[]tools.Mention{dir("."), {Path: "a.md"}, {Path: "gone", Dir: true, Missing: true}}, ""},
+		{[]tools.Mention{dir("notes [old]")}, `notes \[old\]/**`},
+	} {
+		if got := inFolders(tc.named); got != tc.want {
+			t.Errorf("inFolders(%v) = %q, want %q", tc.named, got, tc.want)
+		}
+	}
+}
+
 func TestBestFile(t *testing.T) {
 	s := "No line contains \"a b\" in **; the lines with the most of its words, rarer words counting more, best first:\nconfig/settings.yaml:7:   port: 8042\nREADME.md:12: The service\n"
 	if got := bestFile(tools.Result{Success: true, Data: &s}); got != "config/settings.yaml" {
@@ -67,13 +85,21 @@ func TestAgentSearchFirst(t *testing.T) {
 		name, request string
 		replies       []string // intent, the words, the answer
 		pattern, read string   // "" for no search, no read
+		filter        string   // the search's file_filter
 	}{
-		{"searched", "Qu'est-ce qu'on a décidé pour la pompe ?", []string{"read", "pump decision", "A 24V pump."}, "pump decision", "notes/meeting.md"},
-		{"a name of the request first", "where is ParseLine defined?", []string{"read", "parse_line def", "In parser.go."}, "ParseLine def", "parser.go"},
-		{"nothing found", "Qui gère le barbecue ?", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", ""},
-		{"a file named", "What does notes/meeting.md say?", []string{"read", "It says a pump."}, "", "notes/meeting.md"},
-		{"no files needed", "What is 7 squared?", []string{"none", "49"}, "", ""},
-		{"a listing: names, not content", "Quels fichiers y a-t-il ici ?", []string{"list", hermes(call("ls", `{"path":"."}`)), "notes/ and parser.go."}, "", ""},
+		{"searched", "Qu'est-ce qu'on a décidé pour la pompe ?", []string{"read", "pump decision", "A 24V pump."}, "pump decision", "notes/meeting.md", ""},
+		{"a name of the request first", "where is ParseLine defined?", []string{"read", "parse_line def", "In parser.go."}, "ParseLine def", "parser.go", ""},
+		{"nothing found", "Qui gère le barbecue ?", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", "", ""},
+		{"a file named", "What does notes/meeting.md say?", []string{"read", "It says a pump."}, "", "notes/meeting.md", ""},
+		{"no files needed", "What is 7 squared?", []string{"none", "49"}, "", "", ""},
+		{"a listing: names, not content", "Quels fichiers y a-t-il ici ?", []string{"list", hermes(call("ls", `{"path":"."}`)), "notes/ and parser.go."}, "", "", ""},
+		// README.md's line would rank first in the whole folder; a
+		// question is given the folder's listing and the search's lines,
+		// a change the best line's file.
+		{"a folder named: searched in it", "What pump is in the notes folder?", []string{"read", "pump controller", "A 24V pump."}, "pump controller", "", "notes/**"},
+		{"two folders named", "Which pump, per notes/ or docs/?", []string{"read", "pump controller", "A 24V pump."}, "pump controller", "", "{notes/**,docs/**}"},
+		{"a change in the folder named", "In the notes folder, make the pump a smaller one.", []string{"change", "pump controller", "Done."}, "pump controller", "notes/meeting.md", "notes/**"},
+		{"nothing found in the folder named", "Qui gère le barbecue ? Voir notes.", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", "", "notes/**"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -81,6 +107,7 @@ func TestAgentSearchFirst(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "notes", "meeting.md"), []byte("## Pump\n- Decision: a 24V pump.\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "parser.go"), []byte("package p\n\nfunc ParseLine() {}\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "README.md"), []byte("A pump controller.\n"), 0o644)
+			os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
 			reg, err := tools.Builtin(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -97,21 +124,39 @@ func TestAgentSearchFirst(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pattern, read string
+			var pattern, read, filter string
+			listed := false
 			for _, c := range turn.Calls {
-				var args struct{ Pattern, Path string }
+				var args struct {
+					Pattern, Path string
+					Filter        string `json:"file_filter"`
+				}
 				json.Unmarshal(c.Arguments, &args)
 				switch {
 				case c.Name == "grep_search" && c.ByAgent:
-					pattern = args.Pattern
+					pattern, filter = args.Pattern, args.Filter
+				case c.Name == "ls" && c.ByAgent:
+					listed = true
 				case c.Name == "read_file" && c.ByAgent:
 					read = args.Path
 				}
 			}
-			if pattern != tc.pattern || read != tc.read {
-				t.Errorf("searched %q and read %q, want %q and %q; calls %+v", pattern, read, tc.pattern, tc.read, turn.Calls)
+			if pattern != tc.pattern || read != tc.read || filter != tc.filter {
+				t.Errorf("searched %q in %q and read %q, want %q in %q and %q; calls %+v", pattern, filter, read, tc.pattern, tc.filter, tc.read, turn.Calls)
 			}
-			if tc.read != "" && tc.pattern != "" && !strings.Contains(a.History()[0].Content, "Searching the files for \""+tc.pattern+"\" found:\n") {
+			// A question that names a folder: it is listed (readFirst).
+			if want := tc.filter != "" && tc.replies[0] != "change"; listed != want {
+				t.Errorf("listed the folder: %v, want %v", listed, want)
+			}
+			where := ""
+			if tc.filter != "" {
+				where = " in " + tc.filter
+			}
+			req := a.History()[0].Content
+			if tc.filter != "" && strings.Contains(req, "README.md:1:") {
+				t.Errorf("searched outside %s:\n%s", tc.filter, req)
+			}
+			if (tc.read != "" || tc.filter != "") && tc.pattern != "" && tc.pattern != "barbecue" && !strings.Contains(req, "Searching the files"+where+" for \""+tc.pattern+"\" found:\n") {
 				t.Errorf("the request lacks the search's result:\n%s", a.History()[0].Content)
 			}
 		})
