@@ -29,7 +29,15 @@ func TestExternalModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	goMod := "module example.com/zoo\n\ngo 1.26.0\n\nrequire github.com/offgrid-ai/offgrid v0.0.0\n\nreplace github.com/offgrid-ai/offgrid => " + checkout + "\n"
+	// offgrid's own requirements too, as `go get` writes them: without
+	// them Go loads the go.mod of every module in the graph, which a
+	// fresh module cache lacks (github.com/davecgh/go-spew v1.1.1).
+	ours, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goMod := "module example.com/zoo\n\ngo 1.26.0\n\nrequire github.com/offgrid-ai/offgrid v0.0.0\n\nrequire (\n" +
+		strings.Join(requirements(string(ours)), "\n") + "\n)\n\nreplace github.com/offgrid-ai/offgrid => " + checkout + "\n"
 	write(t, filepath.Join(dir, "go.mod"), goMod)
 	sum, err := os.ReadFile("go.sum")
 	if err != nil {
@@ -106,4 +114,26 @@ func write(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// requirements returns the lines of a go.mod's require blocks, "path
+// version" each, comments dropped.
+func requirements(goMod string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(goMod, "\n") {
+		l, _, _ = strings.Cut(l, "//")
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "require (":
+			in = true
+		case in && l == ")":
+			in = false
+		case in && l != "":
+			out = append(out, l)
+		case strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "("):
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "require ")))
+		}
+	}
+	return out
 }
