@@ -136,7 +136,11 @@ func TestRunMCPDefaultModel(t *testing.T) {
 		prompt string
 		args   []string
 	}{
-		{"List the files in " + dir, nil},
+		// Only the server's tools: offered the built-in ones too, the 0.5B
+		// on a Xeon with AVX-512 (not on an EPYC) called the built-in
+		// read_file and ls on this path outside the working directory,
+		// were refused, and answered with the refusal.
+		{"List the files in " + dir, []string{"--tools", "fs_*"}},
 		{"What files are in the allowed directory?", []string{"--tools", "fs_*", "--on-repeat", "another"}},
 	} {
 		t.Run(tc.prompt, func(t *testing.T) {
