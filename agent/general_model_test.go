@@ -53,11 +53,7 @@ func TestDefaultModelSearchesFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	searched := false
-	for _, r := range turn.Calls {
-		searched = searched || r.ByAgent && r.Name == "grep_search" && r.OK()
-	}
-	if !searched || !strings.Contains(turn.Content, "Malik") {
+	if !offgridSearched(turn, "") || !strings.Contains(turn.Content, "Malik") {
 		t.Fatalf("answer %q; calls:\n%s\nwant a search of offgrid's and Malik named", turn.Content, callsOf(turn))
 	}
 }
@@ -76,13 +72,20 @@ func TestDefaultModelSearchesFolderNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	searched := false
-	for _, r := range turn.Calls {
-		searched = searched || r.ByAgent && r.Name == "grep_search" && r.OK() && strings.Contains(string(r.Arguments), `"config/**"`)
-	}
-	if !searched || !strings.Contains(turn.Content, "7310") {
+	if !offgridSearched(turn, `"config/**"`) || !strings.Contains(turn.Content, "7310") {
 		t.Fatalf("answer %q; calls:\n%s\nwant a search of config/ and 7310", turn.Content, callsOf(turn))
 	}
+}
+
+// offgridSearched reports whether offgrid's own grep_search ran in the
+// turn and succeeded, with arguments holding args ("" for any).
+func offgridSearched(turn Turn, args string) bool {
+	for _, r := range turn.Calls {
+		if r.ByAgent && r.Name == "grep_search" && r.OK() && strings.Contains(string(r.Arguments), args) {
+			return true
+		}
+	}
+	return false
 }
 
 // callsOf describes a turn's calls for failure messages.
