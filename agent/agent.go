@@ -322,9 +322,6 @@ type ToolRecord struct {
 	// ByAgent marks a call offgrid made for the model (Options.ReadFirst)
 	// rather than one the model wrote.
 	ByAgent bool
-	// inRequest marks a result that an assist added to the request
-	// (ReadFirst, SearchFirst): the answer's prompt shows it there only.
-	inRequest bool
 }
 
 // OK reports whether the call succeeded.
@@ -561,8 +558,7 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 }
 
 // answerMessages is the conversation for an answer without tools: a
-// system message with the turn's calls and their results (but for those
-// the request holds: ToolRecord.inRequest), earlier turns
+// system message with the turn's calls and their results, earlier turns
 // as text (tool calls and results left out, neighbours of one role
 // merged, as some templates require alternating roles), then the request
 // as the user wrote it.
@@ -603,10 +599,6 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 				if !slices.Contains(denied, c.Name) {
 					denied = append(denied, c.Name)
 				}
-				continue
-			}
-			if c.inRequest {
-				fmt.Fprintf(&b, "\n\n%s %s returned what follows the request, in the user's message.", c.Name, argsOrEmpty(c.Arguments))
 				continue
 			}
 			out := strings.TrimRight(result(c), "\n")

@@ -261,9 +261,6 @@ func (a *Agent) answerPrompt(start int, calls []ToolRecord) []Message {
 	// first, a search), though the calls' results hold them too: shown
 	// them only among the results, the 0.5B answered "What is on line
 	// 2999 of big.txt?" with another line (TestRunDefaultModel).
-	// Results the request holds are not shown again among the calls'
-	// (ToolRecord.inRequest): the prompt of a question about a 16-line
-	// CSV, searched and read first, fell from 3,313 tokens to 1,747.
 	earlier, request := a.history[:start], a.history[start].Content
 	msgs := answerMessages(earlier, request, calls, func(r ToolRecord) string { return a.modelResult(r.Result) })
 	window := a.c.Window()

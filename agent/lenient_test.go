@@ -282,13 +282,6 @@ func TestAnswerMessages(t *testing.T) {
 	if want := "was not done. Reply that it was not done because permission was denied."; !strings.HasSuffix(got[0].Content, want) {
 		t.Fatalf("only a denial: %q", got[0].Content)
 	}
-	// A result the request holds (an assist's read) is not shown again.
-	inReq := slices.Clone(calls[:1])
-	inReq[0].inRequest = true
-	got = answerMessages(nil, "q", inReq, res)
-	if want := "echo {\"text\":\"hi\"} returned what follows the request, in the user's message."; !strings.Contains(got[0].Content, want) || strings.Contains(got[0].Content, "fence") {
-		t.Fatalf("a result in the request: %q", got[0].Content)
-	}
 	// No calls: the request alone.
 	if got = answerMessages(nil, "q", nil, res); !reflect.DeepEqual(got, []Message{{Role: RoleUser, Content: "q"}}) {
 		t.Fatalf("no calls: %q", got)

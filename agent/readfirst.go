@@ -69,7 +69,6 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 		}
 		if recs[i].OK() {
 			fmt.Fprintf(&b, "\n\nThe %s %s holds:\n%s", what, paths[i], r)
-			recs[i].inRequest = true
 		} else {
 			fmt.Fprintf(&b, "\n\n%s the %s %s failed: %s", verb, what, paths[i], r)
 		}

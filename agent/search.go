@@ -110,7 +110,6 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 	}
 	req := &a.history[len(a.history)-1]
 	req.Content += fmt.Sprintf("\n\nSearching the files%s for %q found:\n%s", where, pattern, results[0])
-	t.turn.Calls[len(t.turn.Calls)-1].inRequest = true
 	return step, []tools.Mention{{Path: best}}, nil
 }
 
