@@ -2,6 +2,8 @@ package offgrid_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,12 +34,23 @@ func TestExternalModule(t *testing.T) {
 	// offgrid's own requirements too, as `go get` writes them: without
 	// them Go loads the go.mod of every module in the graph, which a
 	// fresh module cache lacks (github.com/davecgh/go-spew v1.1.1).
-	ours, err := os.ReadFile("go.mod")
+	edit, err := exec.Command("go", "mod", "edit", "-json", "go.mod").Output()
 	if err != nil {
+		t.Fatalf("go mod edit -json: %v", err)
+	}
+	var ours struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(edit, &ours); err != nil {
 		t.Fatal(err)
 	}
-	goMod := "module example.com/zoo\n\ngo 1.26.0\n\nrequire github.com/offgrid-ai/offgrid v0.0.0\n\nrequire (\n" +
-		strings.Join(requirements(string(ours)), "\n") + "\n)\n\nreplace github.com/offgrid-ai/offgrid => " + checkout + "\n"
+	var b strings.Builder
+	b.WriteString("module example.com/zoo\n\ngo 1.26.0\n\nrequire github.com/offgrid-ai/offgrid v0.0.0\n\nrequire (\n")
+	for _, r := range ours.Require {
+		fmt.Fprintf(&b, "\t%s %s\n", r.Path, r.Version)
+	}
+	b.WriteString(")\n\nreplace github.com/offgrid-ai/offgrid => " + checkout + "\n")
+	goMod := b.String()
 	write(t, filepath.Join(dir, "go.mod"), goMod)
 	sum, err := os.ReadFile("go.sum")
 	if err != nil {
@@ -114,26 +127,4 @@ func write(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// requirements returns the lines of a go.mod's require blocks, "path
-// version" each, comments dropped.
-func requirements(goMod string) []string {
-	var out []string
-	in := false
-	for _, l := range strings.Split(goMod, "\n") {
-		l, _, _ = strings.Cut(l, "//")
-		l = strings.TrimSpace(l)
-		switch {
-		case l == "require (":
-			in = true
-		case in && l == ")":
-			in = false
-		case in && l != "":
-			out = append(out, l)
-		case strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "("):
-			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "require ")))
-		}
-	}
-	return out
 }
