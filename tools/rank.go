@@ -26,8 +26,8 @@ import (
 // the words of its file's path too: "shakshuka typo" is about
 // recipes/shakshuka.md more than about a journal entry that names the
 // dish, and "README Windows" about the README's line on Windows more
-// than about a release guide that names both. A table's row (CSV, TSV)
-// holds its header's words: "zone A water" is about the row
+// than about a release guide that names both. A table's row (CSV, TSV,
+// Markdown) holds its header's words: "zone A water" is about the row
 // "2024-06-01,A,8.5" under "date,zone,water_l". On the general suite's
 // dev split, the file of the best line was the one the task needed for
 // 11 of 35 of the model's searches without the path, 18 with it.
@@ -95,12 +95,13 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		inFile := make([]bool, len(terms))
 		pathKeys := words.Keys(rel)
 		table := tableComma(rel) != 0
+		var md mdTable
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
 			if table && line == 1 {
 				pathKeys = append(pathKeys, words.Keys(text)...)
 			}
-			keys := append(words.Keys(text), pathKeys...)
+			keys := append(append(words.Keys(text), pathKeys...), md.next(text)...)
 			var has []bool
 			for i, t := range terms {
 				if slices.ContainsFunc(keys, func(k string) bool { return words.Matches(k, t) }) {
@@ -176,6 +177,33 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		out = append(out, c.grepMatch)
 	}
 	return out, notes, nil
+}
+
+// mdTable follows the Markdown tables of a file, line by line: a row
+// holds its table's header's words, as a CSV row does ("phone Anna" is
+// about "| Anna Keller | +33 6 12 48 90 17 |" under "| Name | Phone |").
+type mdTable struct {
+	prev   string   // the line before
+	header []string // the keys of the header of the table the lines are in
+}
+
+// mdRule matches a Markdown table's delimiter row: "|---|:--:|".
+var mdRule = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$`)
+
+// next returns the header keys that line, the file's next line, holds
+// as a row of a table.
+func (t *mdTable) next(line string) []string {
+	prev := t.prev
+	t.prev = line
+	switch {
+	case mdRule.MatchString(line) && strings.Contains(prev, "|"):
+		t.header = words.Keys(prev)
+		return nil
+	case t.header != nil && strings.Contains(line, "|"):
+		return t.header
+	}
+	t.header = nil
+	return nil
 }
 
 // indent is the width of a line's leading blanks, a tab or space each.

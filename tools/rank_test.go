@@ -28,6 +28,8 @@ func TestGrepRanked(t *testing.T) {
 		"schema/order.json":       "{\"product\": {\"pattern\": \"^P-[0-9]{3}$\"}, \"product_id\": 104}\n",
 		"journal/2024-05-20.md":   "Made shakshuka for the team.\n",
 		"recipes/shakshuka.md":    "# Eggs in tomato sauce\n\nFry the onions.\n",
+		"contacts.md":             "# Contacts\n\n| Name | Phone number |\n|------|:-----:|\n| Anna Keller | +33 6 12 |\n",
+		"journal/2024-05-21.md":   "Anna lost her phone charger.\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -54,6 +56,9 @@ func TestGrepRanked(t *testing.T) {
 		// A line holds its file's path's words: the recipe named after
 		// the dish before the journal line naming it.
 		{"shakshuka typo", "recipes/shakshuka.md:1: # Eggs in tomato sauce", nil},
+		// A Markdown table's row holds its header's words too: before
+		// the journal line that has two of the three.
+		{"Anna phone number", "contacts.md:5: | Anna Keller | +33 6 12 |", nil},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")
