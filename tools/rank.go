@@ -196,7 +196,7 @@ func (t *mdTable) next(line string) []string {
 	prev := t.prev
 	t.prev = line
 	switch {
-	case mdRule.MatchString(line) && strings.Contains(prev, "|"):
+	case strings.Contains(prev, "|") && strings.Contains(line, "-") && mdRule.MatchString(line):
 		t.header = words.Keys(prev)
 		return nil
 	case t.header != nil && strings.Contains(line, "|"):
