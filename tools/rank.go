@@ -94,14 +94,10 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		files++
 		inFile := make([]bool, len(terms))
 		pathKeys := words.Keys(rel)
-		table := tableComma(rel) != 0
-		var md mdTable
+		header := tableHeader{csv: tableComma(rel) != 0}
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
-			if table && line == 1 {
-				pathKeys = append(pathKeys, words.Keys(text)...)
-			}
-			keys := append(append(words.Keys(text), pathKeys...), md.next(text)...)
+			keys := append(append(words.Keys(text), pathKeys...), header.next(line, text)...)
 			var has []bool
 			for i, t := range terms {
 				if slices.ContainsFunc(keys, func(k string) bool { return words.Matches(k, t) }) {
@@ -179,27 +175,36 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 	return out, notes, nil
 }
 
-// mdTable follows the Markdown tables of a file, line by line: a row
-// holds its table's header's words, as a CSV row does ("phone Anna" is
-// about "| Anna Keller | +33 6 12 48 90 17 |" under "| Name | Phone |").
-type mdTable struct {
-	prev   string   // the line before
+// tableHeader follows the tables of a file, line by line: a table's row
+// holds its header's words. A CSV or TSV file is one table under its
+// first line; a Markdown table's header is the line above its delimiter
+// row ("phone Anna" is about "| Anna Keller | +33 6 12 48 90 17 |" under
+// "| Name | Phone |").
+type tableHeader struct {
+	csv    bool     // the file is a CSV or TSV table
+	prev   string   // the line before (Markdown)
 	header []string // the keys of the header of the table the lines are in
 }
 
 // mdRule matches a Markdown table's delimiter row: "|---|:--:|".
 var mdRule = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$`)
 
-// next returns the header keys that line, the file's next line, holds
-// as a row of a table.
-func (t *mdTable) next(line string) []string {
+// next returns the header keys that text, the file's line numbered line,
+// holds as a row of a table.
+func (t *tableHeader) next(line int, text string) []string {
+	if t.csv {
+		if line == 1 {
+			t.header = words.Keys(text)
+		}
+		return t.header
+	}
 	prev := t.prev
-	t.prev = line
+	t.prev = text
 	switch {
-	case strings.Contains(prev, "|") && strings.Contains(line, "-") && mdRule.MatchString(line):
+	case strings.Contains(prev, "|") && strings.Contains(text, "-") && mdRule.MatchString(text):
 		t.header = words.Keys(prev)
 		return nil
-	case t.header != nil && strings.Contains(line, "|"):
+	case t.header != nil && strings.Contains(text, "|"):
 		return t.header
 	}
 	t.header = nil
