@@ -36,6 +36,42 @@ func TestLineEdit(t *testing.T) {
 	}
 }
 
+func TestKeepLayout(t *testing.T) {
+	for _, tc := range []struct {
+		old, updated, want string
+	}{
+		// Copied without its blank lines, with trailing space trimmed or
+		// a blank line added: the file as it was.
+		{"#!/bin/sh\nset -eu\n\nHOST=a\n\necho hi", "#!/bin/sh\nset -eu\nHOST=a\necho hi", "#!/bin/sh\nset -eu\n\nHOST=a\n\necho hi"},
+		{"a  \nb", "a\nb", "a  \nb"},
+		{"a\nb", "a\n\nb", "a\nb"},
+		{"a\n\n\nb", "a\n \nb", "a\n\n\nb"},
+		// A change is kept, and the blank lines around it.
+		{"x: 1\n\ny: 2\n\nz: 3", "x: 1\ny: 5\nz: 3", "x: 1\n\ny: 5\n\nz: 3"},
+		{"a\nb\nc", "a\nc", "a\nc"},
+		{"a\n\n- worm bin\n\nb", "a\n\nb", "a\n\nb"},
+		{"a\nb", "a\nb\nc", "a\nb\nc"},
+		{"a\nb", "b\na", "b\na"},
+		// A blank line that takes the place of one that was not is the
+		// model's.
+		{"a\nold\nb", "a\n\nb", "a\n\nb"},
+		{"", "a", "a"},
+		{"a\n\nb: 1\n\nc", "a\n\n\nb: 2\n\n\nc", "a\n\nb: 2\n\nc"},
+		// Lines added keep the blank lines the model put around them.
+		{"# Log\n## 1.0\n- a", "# Log\n\n## 1.1\n- b\n\n## 1.0\n- a", "# Log\n\n## 1.1\n- b\n\n## 1.0\n- a"},
+	} {
+		split := func(s string) []string {
+			if s == "" {
+				return nil
+			}
+			return strings.Split(s, "\n")
+		}
+		if got := strings.Join(keepLayout(split(tc.old), split(tc.updated)), "\n"); got != tc.want {
+			t.Errorf("%q → %q: %q, want %q", tc.old, tc.updated, got, tc.want)
+		}
+	}
+}
+
 func TestFencedLines(t *testing.T) {
 	for _, tc := range []struct {
 		reply string
@@ -75,6 +111,10 @@ func TestAgentRewrite(t *testing.T) {
 			[]string{"change", "```text\n1: Buy milk\n2: Call Bob\n3: Ship it\n4: Rest\n```", "Done."}, notes + "Rest\n", 3, true, false},
 		{"unchanged", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
 			[]string{"change", "```\nBuy milk\nCall Bob\nShip it\n```", "I could not."}, notes, 3, true, false},
+		{"copied with blank lines added", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"change", "```\nBuy milk\n\nCall Bob\n\nShip it\n```", "I could not."}, notes, 3, true, false},
+		{"changed, blank lines added", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
+			[]string{"change", "```\n1: Buy oat milk\n2: \n3: Call Bob\n4: \n5: Ship it\n```", "Done."}, "Buy oat milk\nCall Bob\nShip it\n", 3, true, false},
 		{"lines dropped unasked", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
 			[]string{"change", "```\nBuy oat milk\n```", "I could not."}, notes, 3, true, false},
 		{"no block (without the grammar)", "In notes.txt, change 'Buy milk' to 'Buy oat milk'.",
