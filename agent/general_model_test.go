@@ -253,6 +253,34 @@ func TestDefaultModelQuestionKeepsFile(t *testing.T) {
 	}
 }
 
+// TestDefaultModelGeneralQuestionKeepsScript: a general question in a
+// project's folder leaves its files as they were. The 0.5B chose a
+// change for it, was shown the script offgrid's search found, copied it
+// back without two of its blank lines, and offgrid replaced lines 4-19
+// of it (keepLayout).
+func TestDefaultModelGeneralQuestionKeepsScript(t *testing.T) {
+	a, dir := generalAgent(t)
+	const script = "#!/bin/sh\n# Deploy stockroom to the production VM.\nset -eu\n\nHOST=stock-01.internal\nTARGET=/srv/stockroom\nPORT=8042\n\n" +
+		"echo \"Running tests...\"\npytest -q\n\necho \"Copying release to $HOST...\"\n" +
+		"ssh \"$HOST\" \"rm -rf $TARGET.prev && cp -a $TARGET $TARGET.prev\"\nrsync -a --delete --exclude .git ./ \"$HOST:$TARGET/\"\n\n" +
+		"echo \"Restarting service...\"\nssh \"$HOST\" \"sudo systemctl restart stockroom\"\n\nsleep 3\n" +
+		"ssh \"$HOST\" \"curl -fsS http://localhost:$PORT/api/v1/health\"\necho \"Deployed.\"\n"
+	path := filepath.Join(dir, "scripts", "deploy.sh")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(script), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Stockroom\n\nA small inventory API for the warehouse team.\n"), 0o644)
+	turn, err := a.Send(t.Context(), "quick question, no need to look at any files: in a REST API, what's the difference between PUT and PATCH?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != script {
+		t.Fatalf("deploy.sh changed to %q; calls:\n%s", b, callsOf(turn))
+	}
+	if !strings.Contains(turn.Content, "PATCH") {
+		t.Errorf("answer %q does not speak of PATCH; calls:\n%s", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelIntent: the default model's choice of what a request
 // needs (intent.go), on requests in six languages that are none of the
 // choice's examples. The gate fails open, so a miss costs a prompt's
