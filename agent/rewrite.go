@@ -276,8 +276,9 @@ func lineEdit(path string, first int, old, updated []string) (grammar.Call, bool
 // and a change keeps old's blank lines around it. Asked what PUT and
 // PATCH differ in, the 0.5B chose a change, copied the 19 lines of
 // scripts/deploy.sh without two blank lines, and offgrid replaced lines
-// 4-19 with them; a file copied so is kept. (A request to delete a
-// file's blank lines is thereby not made by a rewrite.)
+// 4-19 with them; a file copied so is kept. (A request to add or delete
+// blank lines alone is thereby not made by a rewrite: the model answers
+// that no file was changed.)
 func keepLayout(old, updated []string) []string {
 	key := func(l string) string { return strings.TrimRight(l, " \t\r") }
 	var oi, ui []int // the lines that are not blank
