@@ -87,7 +87,9 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 	if pattern == "" {
 		return Step{}, nil, nil
 	}
-	search := map[string]string{"pattern": pattern}
+	// Folders named with a dot are the project's too: the CI file in
+	// .github/ that pins a linter's version was never found.
+	search := map[string]any{"pattern": pattern, "include_hidden": true}
 	where := ""
 	if filter := inFolders(t.named); filter != "" {
 		search["file_filter"] = filter

@@ -100,6 +100,8 @@ func TestAgentSearchFirst(t *testing.T) {
 		{"two folders named", "Which pump, per notes/ or docs/?", []string{"read", "pump controller", "A 24V pump."}, "pump controller", "", "{notes/**,docs/**}"},
 		{"a change in the folder named", "In the notes folder, make the pump a smaller one.", []string{"change", "pump controller", "Done."}, "pump controller", "notes/meeting.md", "notes/**"},
 		{"nothing found in the folder named", "Qui gère le barbecue ? Voir notes.", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", "", "notes/**"},
+		// A folder whose name starts with a dot is the project's too.
+		{"a dot folder", "Which golangci-lint does CI run?", []string{"read", "golangci-lint version", "1.59."}, "CI golangci lint version", ".github/workflows/ci.yml", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -108,6 +110,8 @@ func TestAgentSearchFirst(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "parser.go"), []byte("package p\n\nfunc ParseLine() {}\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "README.md"), []byte("A pump controller.\n"), 0o644)
 			os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+			os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755)
+			os.WriteFile(filepath.Join(dir, ".github", "workflows", "ci.yml"), []byte("lint:\n  golangci-lint version: 1.59\n"), 0o644)
 			reg, err := tools.Builtin(dir)
 			if err != nil {
 				t.Fatal(err)
