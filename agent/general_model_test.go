@@ -192,10 +192,8 @@ func TestDefaultModelDeniedEditIsReported(t *testing.T) {
 	}
 	a.policy = pol
 	const settings = "# Settings of the weather station\nstation: roof\npoll_interval_seconds: 60\nlog_level: info\n"
+	writeFiles(t, dir, map[string]string{"config/settings.yaml": settings, "README.md": "# Weather station\n\nReads the sensors on the roof.\n"})
 	path := filepath.Join(dir, "config", "settings.yaml")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte(settings), 0o644)
-	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Weather station\n\nReads the sensors on the roof.\n"), 0o644)
 	turn, err := a.Send(t.Context(), "En config/settings.yaml, pon poll_interval_seconds a 120.", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -265,10 +263,8 @@ func TestDefaultModelGeneralQuestionKeepsScript(t *testing.T) {
 		"ssh \"$HOST\" \"rm -rf $TARGET.prev && cp -a $TARGET $TARGET.prev\"\nrsync -a --delete --exclude .git ./ \"$HOST:$TARGET/\"\n\n" +
 		"echo \"Restarting service...\"\nssh \"$HOST\" \"sudo systemctl restart stockroom\"\n\nsleep 3\n" +
 		"ssh \"$HOST\" \"curl -fsS http://localhost:$PORT/api/v1/health\"\necho \"Deployed.\"\n"
+	writeFiles(t, dir, map[string]string{"scripts/deploy.sh": script, "README.md": "# Stockroom\n\nA small inventory API for the warehouse team.\n"})
 	path := filepath.Join(dir, "scripts", "deploy.sh")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte(script), 0o644)
-	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Stockroom\n\nA small inventory API for the warehouse team.\n"), 0o644)
 	turn, err := a.Send(t.Context(), "quick question, no need to look at any files: in a REST API, what's the difference between PUT and PATCH?", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -57,3 +57,18 @@ func testPolicy(t testing.TB, cfg permission.Config) *permission.Policy {
 	}
 	return p
 }
+
+// writeFiles writes files (slash-separated paths under dir, and their
+// content), making their folders.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
