@@ -105,13 +105,13 @@ func TestAgentSearchFirst(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
-			os.WriteFile(filepath.Join(dir, "notes", "meeting.md"), []byte("## Pump\n- Decision: a 24V pump.\n"), 0o644)
-			os.WriteFile(filepath.Join(dir, "parser.go"), []byte("package p\n\nfunc ParseLine() {}\n"), 0o644)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("A pump controller.\n"), 0o644)
-			os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
-			os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755)
-			os.WriteFile(filepath.Join(dir, ".github", "workflows", "ci.yml"), []byte("lint:\n  golangci-lint version: 1.59\n"), 0o644)
+			writeFiles(t, dir, map[string]string{
+				"notes/meeting.md":         "## Pump\n- Decision: a 24V pump.\n",
+				"parser.go":                "package p\n\nfunc ParseLine() {}\n",
+				"README.md":                "A pump controller.\n",
+				".github/workflows/ci.yml": "lint:\n  golangci-lint version: 1.59\n",
+			})
+			os.MkdirAll(filepath.Join(dir, "docs"), 0o755) // an empty folder
 			reg, err := tools.Builtin(dir)
 			if err != nil {
 				t.Fatal(err)
