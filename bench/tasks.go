@@ -66,6 +66,9 @@ type TaskResult struct {
 	// Fabricated marks an answer that holds content no tool returned
 	// (Checks.Invented).
 	Fabricated bool `json:"fabricated,omitempty"`
+	// Copied marks an answer that is mostly lines a tool returned (see
+	// copied), such as a file written out for a question about it.
+	Copied bool `json:"copied,omitempty"`
 	// Reasons say why the task failed.
 	Reasons []string     `json:"reasons,omitempty"`
 	Answer  string       `json:"answer"`
@@ -212,6 +215,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now()}
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
+	res.Copied = copied(turn.Content, results)
 	if err != nil {
 		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
 	}
@@ -246,6 +250,7 @@ type AgentRow struct {
 	MeanRounds, MeanCalls float64
 	InvalidCalls          int
 	Fabricated            int     // answers holding content no tool returned
+	Copied                int     // answers that are mostly a tool result copied
 	MeanTokens            float64 // prompt tokens decoded + generated, per task
 	SecondsPerTask        float64
 }
@@ -263,6 +268,7 @@ func SummarizeAgent(runs []AgentRun) []AgentRow {
 			calls += len(t.Calls)
 			row.InvalidCalls += t.Invalid
 			row.Fabricated += b2i(t.Fabricated)
+			row.Copied += b2i(t.Copied)
 			tokens += t.PromptTokens + t.Generated
 			secs += t.Seconds
 		}
@@ -276,11 +282,11 @@ func SummarizeAgent(runs []AgentRun) []AgentRow {
 	return rows
 }
 
-var agentHeader = []string{"model", "profile", "mode", "grammar", "results", "tasks", "passed", "pass %", "95% CI", "rounds", "calls", "invalid calls", "fabricated", "tokens/task", "s/task"}
+var agentHeader = []string{"model", "profile", "mode", "grammar", "results", "tasks", "passed", "pass %", "95% CI", "rounds", "calls", "invalid calls", "fabricated", "copied", "tokens/task", "s/task"}
 
 func (r AgentRow) cells() []string {
 	return []string{r.Model, r.Profile, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Tasks), fmt.Sprint(r.Passed), fmt.Sprintf("%.1f%%", r.PassRate),
-		wilsonCell(r.Passed, r.Tasks), fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls), fmt.Sprint(r.Fabricated),
+		wilsonCell(r.Passed, r.Tasks), fmt.Sprintf("%.2f", r.MeanRounds), fmt.Sprintf("%.2f", r.MeanCalls), fmt.Sprint(r.InvalidCalls), fmt.Sprint(r.Fabricated), fmt.Sprint(r.Copied),
 		fmt.Sprintf("%.0f", r.MeanTokens), fmt.Sprintf("%.1f", r.SecondsPerTask)}
 }
 
@@ -383,16 +389,17 @@ func writeSplitLanguages(sb *strings.Builder, runs []AgentRun) {
 		}
 		return strings.Compare(a.lang, b.lang)
 	})
-	sb.WriteString("\n## By split and language\n\npassed/tasks, pass rate and its 95 % Wilson interval.\n\n")
-	mdTable(sb, []string{"run", "split", "language", "passed", "pass %", "95% CI", "fabricated"}, 3, func(row func([]string)) {
+	sb.WriteString("\n## By split and language\n\npassed/tasks, pass rate and its 95 % Wilson interval; answers holding content no tool returned (fabricated) and answers that are mostly a tool result copied out (copied, whether they passed or not).\n\n")
+	mdTable(sb, []string{"run", "split", "language", "passed", "pass %", "95% CI", "fabricated", "copied"}, 3, func(row func([]string)) {
 		for _, r := range runs {
 			for _, k := range keys {
-				n, p, fab := 0, 0, 0
+				n, p, fab, cop := 0, 0, 0, 0
 				for _, t := range r.Tasks {
 					if t.Split == k.split && (k.lang == "all" || t.Lang == k.lang) {
 						n++
 						p += b2i(t.Pass)
 						fab += b2i(t.Fabricated)
+						cop += b2i(t.Copied)
 					}
 				}
 				if n == 0 {
@@ -402,7 +409,7 @@ func writeSplitLanguages(sb *strings.Builder, runs []AgentRun) {
 				if split == "" {
 					split = "-"
 				}
-				row([]string{r.Label(), split, k.lang, fmt.Sprintf("%d/%d", p, n), fmt.Sprintf("%.1f%%", pct(p, n)), wilsonCell(p, n), fmt.Sprint(fab)})
+				row([]string{r.Label(), split, k.lang, fmt.Sprintf("%d/%d", p, n), fmt.Sprintf("%.1f%%", pct(p, n)), wilsonCell(p, n), fmt.Sprint(fab), fmt.Sprint(cop)})
 			}
 		}
 	})
