@@ -1,6 +1,12 @@
 package bench
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/tools"
+)
 
 func TestCopied(t *testing.T) {
 	readme := "1: # Stockroom\n2: \n3: Stockroom is a small inventory API.\n4: \n5: ## Running\n6: \n7:     pip install -r requirements.txt\n8:     python -m flask run --port 8042\n9: \n10: The service then answers on port 8042.\n"
@@ -20,5 +26,22 @@ func TestCopied(t *testing.T) {
 		if got := copied(tc.answer, tc.results); got != tc.want {
 			t.Errorf("%s: copied = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestReadResults(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := []agent.ToolRecord{
+		{Name: "read_file", Result: tools.OK("1: a line read\n")},
+		{Name: "replace_lines", Result: tools.OK("Replaced line 1\n")},
+		{Name: "read_file", Result: tools.Fail(tools.TypeNotFound, "no such file")},
+		{Name: "grep_search", Result: tools.OK("a.txt:1: a line found\n")},
+	}
+	got := readResults(reg, calls)
+	if want := []string{"1: a line read\n", "a.txt:1: a line found\n"}; !slices.Equal(got, want) {
+		t.Errorf("readResults = %q, want %q", got, want)
 	}
 }
