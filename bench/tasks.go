@@ -66,8 +66,8 @@ type TaskResult struct {
 	// Fabricated marks an answer that holds content no tool returned
 	// (Checks.Invented).
 	Fabricated bool `json:"fabricated,omitempty"`
-	// Copied marks an answer that is mostly lines a tool returned (see
-	// copied), such as a file written out for a question about it.
+	// Copied marks an answer that is mostly lines a read returned
+	// (agent.Copied), such as a file written out for a question about it.
 	Copied bool `json:"copied,omitempty"`
 	// Reasons say why the task failed.
 	Reasons []string     `json:"reasons,omitempty"`
@@ -215,7 +215,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now()}
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
-	res.Copied = copied(turn.Content, readResults(reg, turn.Calls))
+	res.Copied = agent.Copied(turn.Content, agent.ReadResults(reg, turn.Calls))
 	if err != nil {
 		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
 	}
@@ -517,19 +517,6 @@ func WriteAgentReports(dir string, res *AgentResults, command string) error {
 		}
 	}
 	return nil
-}
-
-// readResults returns what the calls that change nothing (tools below
-// High risk: reads, searches, listings) returned: what an answer copies.
-// A change's result, the lines it wrote, is what an answer reports.
-func readResults(reg *tools.Registry, calls []agent.ToolRecord) []string {
-	var out []string
-	for _, r := range calls {
-		if t, ok := reg.Lookup(r.Name); ok && t.Risk < tools.High && r.OK() {
-			out = append(out, r.Result.Text())
-		}
-	}
-	return out
 }
 
 // turnResults is what a turn's calls told the model, against which an

@@ -1,10 +1,9 @@
-package bench
+package agent
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -23,7 +22,7 @@ func TestCopied(t *testing.T) {
 		{"quoted in a longer answer", "It says:\n# Stockroom\nStockroom is a small inventory API.\n## Running\npip install -r requirements.txt\npython -m flask run --port 8042\nSo it runs with Flask,\non port 8042,\nfrom the requirements\nthat pip installs,\nand it is an API\nfor the stockroom.", []string{readme}, false},
 		{"no results", "# Stockroom\nStockroom is a small inventory API.\n## Running\npip install -r requirements.txt\npython -m flask run --port 8042", nil, false},
 	} {
-		if got := copied(tc.answer, tc.results); got != tc.want {
+		if got := Copied(tc.answer, tc.results); got != tc.want {
 			t.Errorf("%s: copied = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -34,14 +33,14 @@ func TestReadResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := []agent.ToolRecord{
+	calls := []ToolRecord{
 		{Name: "read_file", Result: tools.OK("1: a line read\n")},
 		{Name: "replace_lines", Result: tools.OK("Replaced line 1\n")},
 		{Name: "read_file", Result: tools.Fail(tools.TypeNotFound, "no such file")},
 		{Name: "grep_search", Result: tools.OK("a.txt:1: a line found\n")},
 	}
-	got := readResults(reg, calls)
+	got := ReadResults(reg, calls)
 	if want := []string{"1: a line read\n", "a.txt:1: a line found\n"}; !slices.Equal(got, want) {
-		t.Errorf("readResults = %q, want %q", got, want)
+		t.Errorf("ReadResults = %q, want %q", got, want)
 	}
 }
