@@ -9,35 +9,50 @@ import (
 
 // A copied answer repeats what a tool returned instead of answering:
 // asked which port a service listens on, the 0.5B wrote out the README
-// it was shown. AnswerAgain asks for such an answer again; the
-// benchmark counts them (bench's TaskResult.Copied).
+// it was shown. Such an answer may hold the figure asked for; the
+// benchmark counts it apart (bench's TaskResult.Copied).
 
 // minCopied is the fewest lines of a tool result an answer must repeat,
 // making at least half of its lines, to count as copied.
 const minCopied = 5
 
-// Copied reports whether answer is mostly lines of results: at least
-// minCopied of its lines, and at least half of its non-blank ones, are
-// lines of a result, compared without their line numbers ("12: text"
-// as read_file shows a line, "12. text" as a model renumbers it) and
-// surrounding space.
-func Copied(answer string, results []string) bool {
-	seen := map[string]bool{}
-	for _, r := range results {
-		for _, l := range strings.Split(r, "\n") {
+// Copied reports whether answer, the answer to a turn that made calls
+// (with the tools of reg), is mostly lines that its reads returned
+// (calls of tools below High risk: reads, searches, listings): at least
+// minCopied of its lines, and at least half of them, are lines of such
+// a result, compared without their line numbers ("12: text" as
+// read_file shows a line, "12. text" as a model renumbers it) and
+// surrounding space. Lines too short to tell (blank, a lone brace, a
+// bare number) and lines a change's result shows (the lines it wrote and
+// their neighbours, which the answer to a change reports) count neither
+// way.
+func Copied(reg *tools.Registry, calls []ToolRecord, answer string) bool {
+	read, changed := map[string]bool{}, map[string]bool{}
+	for _, r := range calls {
+		t, ok := reg.Lookup(r.Name)
+		if !ok || !r.OK() {
+			continue
+		}
+		into := read
+		if t.Risk >= tools.High {
+			into = changed
+		}
+		for _, l := range strings.Split(r.Result.Text(), "\n") {
 			if k := copyKey(l); k != "" {
-				seen[k] = true
+				into[k] = true
 			}
 		}
 	}
 	lines, same := 0, 0
 	for _, l := range strings.Split(answer, "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		lines++
-		if k := copyKey(l); k != "" && seen[k] {
+		k := copyKey(l)
+		switch {
+		case k == "" || changed[k]:
+		case read[k]:
+			lines++
 			same++
+		default:
+			lines++
 		}
 	}
 	return same >= minCopied && 2*same >= lines
@@ -55,18 +70,4 @@ func copyKey(l string) string {
 		return ""
 	}
 	return k
-}
-
-// ReadResults returns what the calls that change nothing (tools of reg
-// below High risk: reads, searches, listings) returned, what an answer
-// may copy; a change's result, the lines it wrote, is what an answer
-// reports.
-func ReadResults(reg *tools.Registry, calls []ToolRecord) []string {
-	var out []string
-	for _, r := range calls {
-		if t, ok := reg.Lookup(r.Name); ok && t.Risk < tools.High && r.OK() {
-			out = append(out, r.Result.Text())
-		}
-	}
-	return out
 }

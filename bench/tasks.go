@@ -215,7 +215,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now()}
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
-	res.Copied = agent.Copied(turn.Content, agent.ReadResults(reg, turn.Calls))
+	res.Copied = agent.Copied(reg, turn.Calls, turn.Content)
 	if err != nil {
 		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
 	}
