@@ -159,10 +159,10 @@ func TestCheck(t *testing.T) {
 func TestAgentReports(t *testing.T) {
 	res := &AgentResults{Version: ResultsVersion, Suite: "builtin", Runs: []AgentRun{{Model: "m", Mode: "auto", Grammar: "on", Results: "compact", Tasks: []TaskResult{
 		{ID: "a", Category: "reading", Pass: true, Rounds: 2, Calls: []CallRecord{{Name: "read_file"}}, PromptTokens: 100, Generated: 20, Seconds: 2},
-		{ID: "b", Category: "writing", Reasons: []string{"x.txt: no such file"}, Rounds: 1, Invalid: 1, Seconds: 4},
+		{ID: "b", Category: "writing", Reasons: []string{"x.txt: no such file"}, Rounds: 1, Invalid: 1, Seconds: 4, Copied: true},
 	}}}}
 	rows := SummarizeAgent(res.Runs)
-	if r := rows[0]; r.Passed != 1 || r.PassRate != 50 || r.MeanRounds != 1.5 || r.InvalidCalls != 1 || r.MeanTokens != 60 || r.SecondsPerTask != 3 {
+	if r := rows[0]; r.Passed != 1 || r.PassRate != 50 || r.MeanRounds != 1.5 || r.InvalidCalls != 1 || r.Copied != 1 || r.MeanTokens != 60 || r.SecondsPerTask != 3 {
 		t.Fatalf("row %+v", r)
 	}
 	dir := t.TempDir()
