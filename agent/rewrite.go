@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
-
-// numberedLine is a line as read_file numbers it.
-var numberedLine = regexp.MustCompile(`^[0-9]+: `)
 
 // Limits of a file Options.Rewrite has the model write whole, and of the
 // part it writes of a longer one: a file of more than rewriteWhole lines
@@ -137,7 +133,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	updated := block
 	if source != "" {
 		if updated, ok = tools.UnnumberedFrom(strings.Join(block, "\n")+"\n", first); !ok {
-			if slices.ContainsFunc(block, numberedLine.MatchString) {
+			if slices.ContainsFunc(block, numbered.MatchString) {
 				return nil, false, nil
 			}
 			updated = block
