@@ -29,12 +29,11 @@ const minCopied = 5
 func Copied(reg *tools.Registry, calls []ToolRecord, answer string) bool {
 	read, changed := map[string]bool{}, map[string]bool{}
 	for _, r := range calls {
-		t, ok := reg.Lookup(r.Name)
-		if !ok || !r.OK() {
+		if _, ok := reg.Lookup(r.Name); !ok || !r.OK() {
 			continue
 		}
 		into := read
-		if t.Risk >= tools.High {
+		if changes(reg, r.Name) {
 			into = changed
 		}
 		for _, l := range strings.Split(r.Result.Text(), "\n") {

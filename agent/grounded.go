@@ -61,13 +61,20 @@ const unchangedNote = "No file was changed.\n\n"
 func (a *Agent) changeNote(calls []ToolRecord) string {
 	var b strings.Builder
 	for _, r := range calls {
-		t, ok := a.reg.Lookup(r.Name)
-		if !ok || t.Risk < tools.High || !r.OK() {
+		if !r.OK() || !changes(a.reg, r.Name) {
 			continue
 		}
 		b.WriteString(firstLines(r.Result.Text()) + "\n\n")
 	}
 	return b.String()
+}
+
+// changes reports whether the tool of reg named name changes something
+// (risk High or more: a file edit, a command); false for a tool reg
+// does not have.
+func changes(reg *tools.Registry, name string) bool {
+	t, ok := reg.Lookup(name)
+	return ok && t.Risk >= tools.High
 }
 
 // maxNoteLines bounds the lines of one result in offgrid's own accounts
