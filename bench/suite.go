@@ -342,8 +342,7 @@ type outcome struct {
 func (s *Suite) check(t Task, o outcome) []string {
 	var why []string
 	fail := func(format string, args ...any) { why = append(why, fmt.Sprintf(format, args...)) }
-	expand := strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()),
-		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace
+	expand := o.expand
 	c := t.Checks
 	if !o.finished {
 		fail("the turn did not end with an answer")
@@ -426,18 +425,49 @@ func (s *Suite) check(t Task, o outcome) []string {
 			fail("%s changed", name)
 		}
 	}
-	if !containsAll(o.answer, c.Answer, expand, true) {
+	if !c.holdsAll(o.answer, expand) {
 		fail("the answer does not contain all of %q: %q", c.Answer, shorten(o.answer, 160))
 	}
-	if len(c.AnswerAny) > 0 && !slices.ContainsFunc(c.AnswerAny, func(s string) bool {
-		return containsAll(o.answer, []string{s}, expand, true)
-	}) {
+	if !c.holdsAny(o.answer, expand) {
 		fail("the answer contains none of %q: %q", c.AnswerAny, shorten(o.answer, 160))
 	}
 	for _, s := range invented(c, o) {
 		fail("fabricated: the answer holds %q, which no tool returned", shorten(s, 80))
 	}
 	return why
+}
+
+// expand replaces the placeholders a task's checks may hold ({root},
+// {year}, {date}, {weekday}) with the outcome's values.
+func (o outcome) expand(s string) string {
+	return strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()),
+		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace(s)
+}
+
+// holdsAll reports whether text holds every text of c.Answer (case folded).
+func (c Checks) holdsAll(text string, expand func(string) string) bool {
+	return containsAll(text, c.Answer, expand, true)
+}
+
+// holdsAny reports whether text holds one of c.AnswerAny (case folded), or
+// c.AnswerAny is empty.
+func (c Checks) holdsAny(text string, expand func(string) string) bool {
+	return len(c.AnswerAny) == 0 || slices.ContainsFunc(c.AnswerAny, func(s string) bool {
+		return containsAll(text, []string{s}, expand, true)
+	})
+}
+
+// answerShown reports whether the tool results the model was shown held
+// what c asks of the answer, and whether c asks anything of it at all. A
+// task that failed with the answer shown failed in the answer; without
+// it, in finding the answer (or the answer is not in any file as written,
+// such as a sum).
+func answerShown(c Checks, o outcome, shown []string) (held, asked bool) {
+	if len(c.Answer) == 0 && len(c.AnswerAny) == 0 {
+		return false, false
+	}
+	text := strings.Join(shown, "\n")
+	return c.holdsAll(text, o.expand) && c.holdsAny(text, o.expand), true
 }
 
 // invented returns the matches of c.Invented in the answer that no tool

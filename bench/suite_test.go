@@ -199,3 +199,51 @@ func notVacuous(t *testing.T, s *Suite) {
 		}
 	}
 }
+
+func TestAnswerShown(t *testing.T) {
+	o := outcome{dir: "/r", now: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)}
+	for _, tc := range []struct {
+		name        string
+		checks      Checks
+		shown       []string
+		held, asked bool
+	}{
+		{"no answer checked", Checks{Contains: map[string][]string{"a": {"x"}}}, []string{"x"}, false, false},
+		{"all held", Checks{Answer: []string{"8042", "Port"}}, []string{"README.md:12: port 8042"}, true, true},
+		{"one of all missing", Checks{Answer: []string{"8042", "5432"}}, []string{"8042"}, false, true},
+		{"across results", Checks{Answer: []string{"8042", "5432"}}, []string{"8042", "db 5432"}, true, true},
+		{"any held", Checks{AnswerAny: []string{"4812", "4 812"}}, []string{"18: - Electricity: 04812 kWh"}, true, true},
+		{"any missing", Checks{AnswerAny: []string{"151.2", "151,2"}}, []string{"€142.60"}, false, true},
+		{"all and any", Checks{Answer: []string{"Malik"}, AnswerAny: []string{"grill", "barbecue"}}, []string{"Grill: Malik"}, true, true},
+		{"placeholder", Checks{Answer: []string{"{year}"}}, []string{"it is 2026"}, true, true},
+		{"nothing shown", Checks{Answer: []string{"x"}}, nil, false, true},
+	} {
+		held, asked := answerShown(tc.checks, o, tc.shown)
+		if held != tc.held || asked != tc.asked {
+			t.Errorf("%s: held %v asked %v, want %v %v", tc.name, held, asked, tc.held, tc.asked)
+		}
+	}
+}
+
+// TestAgentReportFailures: the per-language table tells failures in the
+// answer from failures in finding it.
+func TestAgentReportFailures(t *testing.T) {
+	yes, no := true, false
+	res := &AgentResults{Version: ResultsVersion, Suite: "general", Runs: []AgentRun{{Model: "m", Mode: "auto", Grammar: "on", Results: "compact", Tasks: []TaskResult{
+		{ID: "a", Split: "dev", Lang: "en", Pass: true, AnswerShown: &yes},
+		{ID: "b", Split: "dev", Lang: "en", AnswerShown: &yes},
+		{ID: "c", Split: "dev", Lang: "fr", AnswerShown: &yes},
+		{ID: "d", Split: "dev", Lang: "fr", AnswerShown: &no},
+		{ID: "e", Split: "dev", Lang: "fr"},
+	}}}}
+	dir := t.TempDir()
+	if err := WriteAgentReports(dir, res, "offgrid bench agent -m m"); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| failed in the answer | failed in finding |", "| dev | all | 1/5 | 20.0% | 4–62% | 0 | 0 | 2 | 1 |", "| dev | fr | 0/3 | 0.0% | 0–56% | 0 | 0 | 1 | 1 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}

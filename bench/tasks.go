@@ -69,6 +69,11 @@ type TaskResult struct {
 	// Copied marks an answer that is mostly lines a read returned
 	// (agent.Copied), such as a file written out for a question about it.
 	Copied bool `json:"copied,omitempty"`
+	// AnswerShown, for a task whose checks read the answer, reports
+	// whether the tool results the model was shown held what they ask
+	// for: a failure with it true is one of the answer, with it false one
+	// of finding. Nil when the checks read no answer.
+	AnswerShown *bool `json:"answer_shown,omitempty"`
 	// Reasons say why the task failed.
 	Reasons []string     `json:"reasons,omitempty"`
 	Answer  string       `json:"answer"`
@@ -202,11 +207,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 		if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature {
 			res.Invalid++
 		}
-		out := r.Result.Text()
-		if !r.OK() {
-			out = r.Result.Compact()
-		}
-		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(out, 200), ByAgent: r.ByAgent})
+		res.Calls = append(res.Calls, CallRecord{Name: r.Name, Arguments: r.Arguments, OK: r.OK(), Result: shorten(resultText(r), 200), ByAgent: r.ByAgent})
 	}
 	results := turnResults(turn.Calls)
 	if err != nil {
@@ -216,6 +217,9 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
 	res.Copied = agent.Copied(reg, turn.Calls, turn.Content)
+	if held, asked := answerShown(t.Checks, o, shownResults(turn.Calls)); asked {
+		res.AnswerShown = &held
+	}
 	if err != nil {
 		res.Reasons = append([]string{"error: " + err.Error()}, res.Reasons...)
 	}
@@ -389,17 +393,21 @@ func writeSplitLanguages(sb *strings.Builder, runs []AgentRun) {
 		}
 		return strings.Compare(a.lang, b.lang)
 	})
-	sb.WriteString("\n## By split and language\n\npassed/tasks, pass rate and its 95 % Wilson interval; answers holding content no tool returned (fabricated) and answers that are mostly a tool result copied out (copied, whether they passed or not).\n\n")
-	mdTable(sb, []string{"run", "split", "language", "passed", "pass %", "95% CI", "fabricated", "copied"}, 3, func(row func([]string)) {
+	sb.WriteString("\n## By split and language\n\npassed/tasks, pass rate and its 95 % Wilson interval; answers holding content no tool returned (fabricated) and answers that are mostly a tool result copied out (copied, whether they passed or not); of the tasks whose checks read the answer and that failed, those whose tool results held what the checks ask for (failed in the answer) and those whose results did not (failed in finding it, or the answer is in no file as written, such as a sum).\n\n")
+	mdTable(sb, []string{"run", "split", "language", "passed", "pass %", "95% CI", "fabricated", "copied", "failed in the answer", "failed in finding"}, 3, func(row func([]string)) {
 		for _, r := range runs {
 			for _, k := range keys {
-				n, p, fab, cop := 0, 0, 0, 0
+				n, p, fab, cop, inAnswer, inFinding := 0, 0, 0, 0, 0, 0
 				for _, t := range r.Tasks {
 					if t.Split == k.split && (k.lang == "all" || t.Lang == k.lang) {
 						n++
 						p += b2i(t.Pass)
 						fab += b2i(t.Fabricated)
 						cop += b2i(t.Copied)
+						if !t.Pass && t.AnswerShown != nil {
+							inAnswer += b2i(*t.AnswerShown)
+							inFinding += b2i(!*t.AnswerShown)
+						}
 					}
 				}
 				if n == 0 {
@@ -409,7 +417,7 @@ func writeSplitLanguages(sb *strings.Builder, runs []AgentRun) {
 				if split == "" {
 					split = "-"
 				}
-				row([]string{r.Label(), split, k.lang, fmt.Sprintf("%d/%d", p, n), fmt.Sprintf("%.1f%%", pct(p, n)), wilsonCell(p, n), fmt.Sprint(fab), fmt.Sprint(cop)})
+				row([]string{r.Label(), split, k.lang, fmt.Sprintf("%d/%d", p, n), fmt.Sprintf("%.1f%%", pct(p, n)), wilsonCell(p, n), fmt.Sprint(fab), fmt.Sprint(cop), fmt.Sprint(inAnswer), fmt.Sprint(inFinding)})
 			}
 		}
 	})
@@ -519,6 +527,24 @@ func WriteAgentReports(dir string, res *AgentResults, command string) error {
 	return nil
 }
 
+// resultText is a call's result as offgrid shows it: its text, or a
+// failure in its compact form.
+func resultText(r agent.ToolRecord) string {
+	if r.OK() {
+		return r.Result.Text()
+	}
+	return r.Result.Compact()
+}
+
+// shownResults is the text of every result of a turn's calls.
+func shownResults(calls []agent.ToolRecord) []string {
+	var out []string
+	for _, r := range calls {
+		out = append(out, resultText(r))
+	}
+	return out
+}
+
 // turnResults is what a turn's calls told the model, against which an
 // answer's content is checked (Checks.Invented): each result, and the
 // arguments of each call that succeeded, since the path a read succeeded
@@ -526,11 +552,7 @@ func WriteAgentReports(dir string, res *AgentResults, command string) error {
 func turnResults(calls []agent.ToolRecord) []string {
 	var out []string
 	for _, r := range calls {
-		text := r.Result.Text()
-		if !r.OK() {
-			text = r.Result.Compact()
-		}
-		out = append(out, text, r.Result.String())
+		out = append(out, resultText(r), r.Result.String())
 		if r.OK() {
 			out = append(out, string(r.Arguments))
 		}

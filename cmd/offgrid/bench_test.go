@@ -201,6 +201,10 @@ func TestBenchAgentTinyModel(t *testing.T) {
 			if !task.Pass && len(task.Reasons) == 0 {
 				t.Errorf("%s: failed without a reason", task.ID)
 			}
+			// Both tasks check the answer; no file holds 144.
+			if task.AnswerShown == nil || task.ID == "notool-math" && *task.AnswerShown {
+				t.Errorf("%s: answer_shown %v", task.ID, task.AnswerShown)
+			}
 		}
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "## Failures") {
