@@ -342,7 +342,7 @@ type outcome struct {
 func (s *Suite) check(t Task, o outcome) []string {
 	var why []string
 	fail := func(format string, args ...any) { why = append(why, fmt.Sprintf(format, args...)) }
-	expand := o.expand
+	expand := o.expander()
 	c := t.Checks
 	if !o.finished {
 		fail("the turn did not end with an answer")
@@ -437,11 +437,12 @@ func (s *Suite) check(t Task, o outcome) []string {
 	return why
 }
 
-// expand replaces the placeholders a task's checks may hold ({root},
-// {year}, {date}, {weekday}) with the outcome's values.
-func (o outcome) expand(s string) string {
+// expander returns a function that replaces the placeholders a task's
+// checks may hold ({root}, {year}, {date}, {weekday}) with the outcome's
+// values.
+func (o outcome) expander() func(string) string {
 	return strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()),
-		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace(s)
+		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace
 }
 
 // holdsAll reports whether text holds every text of c.Answer (case folded).
@@ -466,8 +467,8 @@ func answerShown(c Checks, o outcome, shown []string) (held, asked bool) {
 	if len(c.Answer) == 0 && len(c.AnswerAny) == 0 {
 		return false, false
 	}
-	text := strings.Join(shown, "\n")
-	return c.holdsAll(text, o.expand) && c.holdsAny(text, o.expand), true
+	text, expand := strings.Join(shown, "\n"), o.expander()
+	return c.holdsAll(text, expand) && c.holdsAny(text, expand), true
 }
 
 // invented returns the matches of c.Invented in the answer that no tool
