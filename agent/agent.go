@@ -144,6 +144,11 @@ type Options struct {
 	// shown the file and the tools, answers questions about a CSV file
 	// with Python code that would read it.
 	ReadAnswer bool
+	// PlainAnswer: an answer without tools after calls that all read or
+	// searched files and succeeded is asked for with their lines plain
+	// (see plainAnswer): no line numbers, no call or search words, the
+	// request as the user wrote it.
+	PlainAnswer bool
 	// Locate: with ReadFirst, a request that the model chooses (as for
 	// ToolsByTopic) needs the files and that names none has the model
 	// choose the file it is about among the project's paths (Files),
@@ -541,7 +546,7 @@ func (a *Agent) failed(ctx context.Context, turn *Turn, comp Completion, err err
 // shown whole once checked (see groundedContinuation), not streamed.
 func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on func(Event)) (Turn, error) {
 	req := CompletionRequest{
-		Messages: a.answerPrompt(start, turn.Calls),
+		Messages: a.answerPrompt(start, *turn),
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	}
 	note := a.answerNote(*turn)
@@ -570,6 +575,60 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 // three-line file; 10); with the results in the system message and the
 // request alone, 12.
 func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
+	if len(calls) == 0 {
+		return answerConversation(earlier, "", request)
+	}
+	var b strings.Builder
+	b.WriteString("Answer the user's question from these results of tools run in the user's directory.")
+	var denied []string
+	ran := false // a call was not denied
+	for _, c := range calls {
+		ran = ran || !c.Denied
+		if c.Denied {
+			fmt.Fprintf(&b, "\n\n%s %s was not run: the user denied permission.", c.Name, argsOrEmpty(c.Arguments))
+			if !slices.Contains(denied, c.Name) {
+				denied = append(denied, c.Name)
+			}
+			continue
+		}
+		out := strings.TrimRight(result(c), "\n")
+		fence := codeFence(out)
+		fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
+	}
+	if failureNote(calls, false) != "" && len(denied) == 0 {
+		b.WriteString("\n\n" + failedInstruction)
+	} else if len(denied) == 0 {
+		// The wording measured best on answers (see docs/); its last
+		// sentence stays so that the prompt is as measured, except
+		// when the user was asked about a call and allowed it: the
+		// 0.5B, having inserted a line the user allowed, went on "The
+		// user denied running the insert_lines tool". Without it the
+		// 0.5B counted lines wrong twice in the built-in suite; what
+		// it echoes of it ("The user denied did not run.") is dropped
+		// (echoed).
+		b.WriteString("\n\n" + doneInstruction)
+		if !slices.ContainsFunc(calls, func(c ToolRecord) bool { return c.Asked }) {
+			b.WriteString(" " + deniedSentence)
+		}
+	} else {
+		// Told that the tools did what was asked, models claimed the
+		// denied change was made.
+		fmt.Fprintf(&b, "\n\nThe user denied permission for %s, so it did not run and what it would have done was not done. Reply that it was not done because permission was denied", strings.Join(denied, " and "))
+		if ran {
+			b.WriteString(", and with what the other tools found or did")
+		}
+		b.WriteString(".")
+	}
+	return answerConversation(earlier, b.String(), request)
+}
+
+// answerConversation is the conversation of an answer without tools:
+// the user's system prompt (the first of earlier, if a system message),
+// then system (what the tools returned, with offgrid's instructions),
+// earlier turns as text (tool calls and results left out, neighbours of
+// one role merged, as some templates require alternating roles), then
+// the request.
+func answerConversation(earlier []Message, system, request string) []Message {
 	var msgs []Message
 	add := func(role, content string) {
 		content = strings.TrimSpace(content)
@@ -587,50 +646,7 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		add(RoleSystem, rest[0].Content) // the user's system prompt first
 		rest = rest[1:]
 	}
-	if len(calls) > 0 {
-		var b strings.Builder
-		b.WriteString("Answer the user's question from these results of tools run in the user's directory.")
-		var denied []string
-		ran := false // a call was not denied
-		for _, c := range calls {
-			ran = ran || !c.Denied
-			if c.Denied {
-				fmt.Fprintf(&b, "\n\n%s %s was not run: the user denied permission.", c.Name, argsOrEmpty(c.Arguments))
-				if !slices.Contains(denied, c.Name) {
-					denied = append(denied, c.Name)
-				}
-				continue
-			}
-			out := strings.TrimRight(result(c), "\n")
-			fence := codeFence(out)
-			fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
-		}
-		if failureNote(calls, false) != "" && len(denied) == 0 {
-			b.WriteString("\n\n" + failedInstruction)
-		} else if len(denied) == 0 {
-			// The wording measured best on answers (see docs/); its last
-			// sentence stays so that the prompt is as measured, except
-			// when the user was asked about a call and allowed it: the
-			// 0.5B, having inserted a line the user allowed, went on "The
-			// user denied running the insert_lines tool". Without it the
-			// 0.5B counted lines wrong twice in the built-in suite; what
-			// it echoes of it ("The user denied did not run.") is dropped
-			// (echoed).
-			b.WriteString("\n\n" + doneInstruction)
-			if !slices.ContainsFunc(calls, func(c ToolRecord) bool { return c.Asked }) {
-				b.WriteString(" " + deniedSentence)
-			}
-		} else {
-			// Told that the tools did what was asked, models claimed the
-			// denied change was made.
-			fmt.Fprintf(&b, "\n\nThe user denied permission for %s, so it did not run and what it would have done was not done. Reply that it was not done because permission was denied", strings.Join(denied, " and "))
-			if ran {
-				b.WriteString(", and with what the other tools found or did")
-			}
-			b.WriteString(".")
-		}
-		add(RoleSystem, b.String())
-	}
+	add(RoleSystem, system)
 	for _, m := range rest {
 		if m.Role != RoleTool {
 			add(m.Role, m.Content)

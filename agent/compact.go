@@ -256,7 +256,11 @@ func (a *Agent) modelResultFitted(req CompletionRequest, call grammar.Call, r to
 // turn that began at history[start] (see answerMessages), its results
 // fitted, if need be, so that it and the reply fit the window: each
 // result gets an equal share of the room.
-func (a *Agent) answerPrompt(start int, calls []ToolRecord) []Message {
+func (a *Agent) answerPrompt(start int, turn Turn) []Message {
+	calls := turn.Calls
+	if msgs, ok := a.plainAnswer(start, turn); ok {
+		return msgs
+	}
 	// The request with what the assists added to it (the files read
 	// first, a search), though the calls' results hold them too: shown
 	// them only among the results, the 0.5B answered "What is on line

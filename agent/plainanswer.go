@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// PlainAnswer: a question whose turn only read and searched files is
+// answered from their lines as a person would show them: the lines a
+// search found as "path: text", each file read as its text, under one
+// sentence, and the request as the user wrote it. The answer prompt
+// otherwise shows every call with its arguments (the search words the
+// model chose), read_file's line numbers, and the request with what the
+// assists added to it, so the lines come twice. Shown that, the 0.5B
+// answered a number questions with a bare line number ("1" for an
+// electricity meter's 04812 kWh, "7" for the first line's), and German
+// questions with its own search words ("Mehrwertsteuersatz Pipeline
+// price"); shown the lines plain, it answered both in the user's
+// language.
+
+// plainIntro heads the lines of a plain answer's prompt.
+const plainIntro = "Answer the user's question from these lines of the user's files:"
+
+// plainAnswer returns the answer prompt of the turn that began at
+// history[start] with its results plain (Options.PlainAnswer), and
+// whether it applies: every call read a file (read_file) or searched
+// (grep_search) and succeeded, and the prompt fits the window with room
+// for the reply.
+func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
+	if !a.opts.PlainAnswer || len(turn.Calls) == 0 {
+		return nil, false
+	}
+	var b strings.Builder
+	b.WriteString(plainIntro)
+	for _, c := range turn.Calls {
+		if !c.OK() || c.Denied {
+			return nil, false
+		}
+		text := a.modelResult(c.Result)
+		switch c.Name {
+		case searchTool:
+			b.WriteString("\n")
+			for _, l := range strings.Split(text, "\n") {
+				if m := grepLine.FindStringSubmatchIndex(l); m != nil {
+					fmt.Fprintf(&b, "\n%s: %s", l[m[2]:m[3]], l[m[1]:])
+				}
+			}
+		case readFileTool:
+			var args struct{ Path string }
+			json.Unmarshal(c.Arguments, &args)
+			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", args.Path, strings.TrimRight(plainRead(text), "\n"))
+		default:
+			return nil, false
+		}
+	}
+	msgs := answerConversation(a.history[:start], b.String(), turn.request)
+	if window := a.c.Window(); window > 0 {
+		n, err := a.c.PromptTokens(CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None})
+		if err != nil || n+replyBudget(window, a.opts.MaxTokens) > window {
+			return nil, false // the usual prompt, its results fitted
+		}
+	}
+	return msgs, true
+}
+
+// plainRead returns a read_file result without its line numbers when it
+// shows a whole file (tools.Unnumbered), a table's figures kept after
+// it; a part of a file keeps them, as a question may be about a line's
+// number ("What is on line 2999 of big.txt?").
+func plainRead(result string) string {
+	body, table, hasTable := strings.Cut(result, "\n[table: ")
+	if hasTable {
+		body += "\n"
+	}
+	lines, ok := tools.Unnumbered(body)
+	if !ok {
+		return result
+	}
+	out := strings.Join(lines, "\n") + "\n"
+	if hasTable {
+		out += "[table: " + table
+	}
+	return out
+}
