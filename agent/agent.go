@@ -144,10 +144,10 @@ type Options struct {
 	// shown the file and the tools, answers questions about a CSV file
 	// with Python code that would read it.
 	ReadAnswer bool
-	// PlainAnswer: an answer without tools after calls that all read or
-	// searched files and succeeded is asked for with their lines plain
-	// (see plainAnswer): no line numbers, no call or search words, the
-	// request as the user wrote it.
+	// PlainAnswer: an answer without tools after a search of the files,
+	// in a turn whose calls all searched or read files and succeeded, is
+	// asked for with their lines plain (see plainAnswer): no line
+	// numbers, no call or search words, the request as the user wrote it.
 	PlainAnswer bool
 	// Locate: with ReadFirst, a request that the model chooses (as for
 	// ToolsByTopic) needs the files and that names none has the model

@@ -3,35 +3,45 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
-// PlainAnswer: a question whose turn only read and searched files is
-// answered from their lines as a person would show them: the lines a
-// search found as "path: text", each file read as its text, under one
-// sentence, and the request as the user wrote it. The answer prompt
-// otherwise shows every call with its arguments (the search words the
-// model chose), read_file's line numbers, and the request with what the
-// assists added to it, so the lines come twice. Shown that, the 0.5B
-// answered a number questions with a bare line number ("1" for an
-// electricity meter's 04812 kWh, "7" for the first line's), and German
-// questions with its own search words ("Mehrwertsteuersatz Pipeline
-// price"); shown the lines plain, it answered both in the user's
-// language.
+// PlainAnswer: a question that offgrid or the model searched the files
+// for, and whose turn only searched and read files, is answered from
+// their lines as a person would show them: the lines the search found as
+// "path: text", each file read as its text, under one sentence, and the
+// request as the user wrote it. The answer prompt otherwise shows every
+// call with its arguments (the search words the model chose), read_file's
+// line numbers, and the request with what the assists added to it, so
+// the lines come twice. Shown that, the 0.5B answered questions about a
+// number with a bare line number ("1" for an electricity meter's 04812
+// kWh) and German questions with its own search words
+// ("Mehrwertsteuersatz Pipeline price"); shown the lines plain, it
+// answered both in the user's language, and copied a file out instead
+// of answering 3 times in 75 dev questions, against 11.
+//
+// A turn without a search (a file the request names, read first) keeps
+// the usual prompt: asked "What does notes.txt say?", the 0.5B shown the
+// file plain left its last line out, and on the dev split such questions
+// gained nothing.
 
 // plainIntro heads the lines of a plain answer's prompt.
 const plainIntro = "Answer the user's question from these lines of the user's files:"
 
 // plainAnswer returns the answer prompt of the turn that began at
 // history[start] with its results plain (Options.PlainAnswer), and
-// whether it applies: every call read a file (read_file) or searched
-// (grep_search) and succeeded, and the prompt fits the window with room
-// for the reply.
+// whether it applies: a call searched (grep_search), every call searched
+// or read a file (read_file) and succeeded, and the prompt fits the
+// window with room for the reply.
 func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 	if !a.opts.PlainAnswer || len(turn.Calls) == 0 {
+		return nil, false
+	}
+	if !slices.ContainsFunc(turn.Calls, func(c ToolRecord) bool { return c.Name == searchTool }) {
 		return nil, false
 	}
 	var b strings.Builder

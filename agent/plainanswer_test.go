@@ -84,10 +84,13 @@ func TestPlainAnswerApplies(t *testing.T) {
 		want  bool
 	}{
 		{"a read and a search", []ToolRecord{search, read}, true},
+		{"a search", []ToolRecord{search}, true},
+		// A file the request names, read first, keeps the usual prompt.
+		{"a read alone", []ToolRecord{read}, false},
 		{"no calls", nil, false},
 		{"a read that failed", []ToolRecord{search, failed}, false},
-		{"a denied read", []ToolRecord{denied}, false},
-		{"another tool", []ToolRecord{listed, read}, false},
+		{"a denied read", []ToolRecord{search, denied}, false},
+		{"another tool", []ToolRecord{search, listed}, false},
 	} {
 		a, err := New(NewCompleter(&fakeEngine{t: t}, hermesInfo), tools.NewRegistry(), testPolicy(t, permission.Config{AllowAll: true}), nil, Options{PlainAnswer: true})
 		if err != nil {
@@ -99,8 +102,11 @@ func TestPlainAnswerApplies(t *testing.T) {
 			t.Errorf("%s: applies %v, want %v", tc.name, ok, tc.want)
 			continue
 		}
-		if ok && (len(msgs) != 2 || msgs[1].Content != "what is x?" || !strings.Contains(msgs[0].Content, "a.txt: x\n\nThe file a.txt:\nx")) {
+		if ok && (len(msgs) != 2 || msgs[1].Content != "what is x?" || !strings.Contains(msgs[0].Content, "\n\na.txt: x")) {
 			t.Errorf("%s: prompt %q", tc.name, msgs)
+		}
+		if ok && len(tc.calls) == 2 && !strings.Contains(msgs[0].Content, "\n\na.txt: x\n\nThe file a.txt:\nx") {
+			t.Errorf("%s: the file is not shown plain after the lines: %q", tc.name, msgs[0].Content)
 		}
 	}
 }
