@@ -77,6 +77,7 @@ func TestPlainAnswerApplies(t *testing.T) {
 	failed := ToolRecord{Name: "read_file", Arguments: []byte(`{"path":"b.txt"}`), Result: tools.Fail(tools.TypeNotFound, "b.txt does not exist")}
 	denied := read
 	denied.Denied = true
+	nothing := ToolRecord{Name: "grep_search", Arguments: []byte(`{"pattern":"z"}`), Result: tools.OK("No line contains \"z\" in **.\n")}
 	listed := ToolRecord{Name: "ls", Arguments: []byte(`{}`), Result: tools.OK("a.txt\n")}
 	for _, tc := range []struct {
 		name  string
@@ -85,6 +86,7 @@ func TestPlainAnswerApplies(t *testing.T) {
 	}{
 		{"a read and a search", []ToolRecord{search, read}, true},
 		{"a search", []ToolRecord{search}, true},
+		{"a search that found nothing", []ToolRecord{nothing, read}, false},
 		// A file the request names, read first, keeps the usual prompt.
 		{"a read alone", []ToolRecord{read}, false},
 		{"no calls", nil, false},
