@@ -35,13 +35,7 @@ func TestAgentPlainAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
-			opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true, PlainAnswer: tc.plain,
-				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) },
-				Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }}
-			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := searchingAgent(t, dir, reg, eng, Options{PlainAnswer: tc.plain})
 			turn, err := a.Send(context.Background(), tc.request, nil)
 			if err != nil {
 				t.Fatal(err)
