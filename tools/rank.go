@@ -21,8 +21,9 @@ import (
 // with the lines that hold the most of its words, each word weighted by
 // its rarity across the files searched (inverse document frequency),
 // the pattern's first words a little more. A
-// word matches the words of a line as words.Matches says: whole, as a
-// part of an identifier, or as the start of a longer word. A line holds
+// word matches the words of a line as words.Form.Matches says: whole, as a
+// part of an identifier, as the start of a longer word, or as the end of
+// a compound ("Straße" of "Lindenstraße"). A line holds
 // the words of its file's path too: "shakshuka typo" is about
 // recipes/shakshuka.md more than about a journal entry that names the
 // dish, and "README Windows" about the README's line on Windows more
@@ -93,14 +94,14 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		}
 		files++
 		inFile := make([]bool, len(terms))
-		pathKeys := words.Keys(rel)
+		pathKeys := words.Forms(rel)
 		header := tableHeader{csv: tableComma(rel) != 0}
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
-			keys := append(append(words.Keys(text), pathKeys...), header.next(line, text)...)
+			keys := append(append(words.Forms(text), pathKeys...), header.next(line, text)...)
 			var has []bool
 			for i, t := range terms {
-				if slices.ContainsFunc(keys, func(k string) bool { return words.Matches(k, t) }) {
+				if slices.ContainsFunc(keys, func(k words.Form) bool { return k.Matches(t) }) {
 					if has == nil {
 						has = make([]bool, len(terms))
 					}
@@ -181,9 +182,9 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 // row ("phone Anna" is about "| Anna Keller | +33 6 12 48 90 17 |" under
 // "| Name | Phone |").
 type tableHeader struct {
-	csv    bool     // the file is a CSV or TSV table
-	prev   string   // the line before (Markdown)
-	header []string // the keys of the header of the table the lines are in
+	csv    bool         // the file is a CSV or TSV table
+	prev   string       // the line before (Markdown)
+	header []words.Form // the keys of the header of the table the lines are in
 }
 
 // mdRule matches a Markdown table's delimiter row: "|---|:--:|".
@@ -191,10 +192,10 @@ var mdRule = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$`)
 
 // next returns the header keys that text, the file's line numbered line,
 // holds as a row of a table.
-func (t *tableHeader) next(line int, text string) []string {
+func (t *tableHeader) next(line int, text string) []words.Form {
 	if t.csv {
 		if line == 1 {
-			t.header = words.Keys(text)
+			t.header = words.Forms(text)
 		}
 		return t.header
 	}
@@ -202,7 +203,7 @@ func (t *tableHeader) next(line int, text string) []string {
 	t.prev = text
 	switch {
 	case strings.Contains(prev, "|") && strings.Contains(text, "-") && mdRule.MatchString(text):
-		t.header = words.Keys(prev)
+		t.header = words.Forms(prev)
 		return nil
 	case t.header != nil && strings.Contains(text, "|"):
 		return t.header

@@ -122,44 +122,79 @@ func Count(text, term string) int {
 }
 
 // Keys returns the forms of the words of text that a search term can
-// match (Matches): each word in lower case without its underscores
+// match (Form.Matches): each word in lower case without its underscores
 // ("ParseLine" and "parse_line" are both "parseline"), then the parts of
 // an identifier split at underscores, lower-to-upper case changes and
 // letter-digit changes ("max" and "retries" of "MAX_RETRIES", "parse" and
 // "line" of "ParseLine"), and the tokens that Terms keeps whole, lower
-// case ("p-104").
+// case ("p-104"). Forms says which is which.
 func Keys(text string) []string {
-	var keys []string
-	ws := spans(text)
-	for _, t := range terms(text, ws) {
-		if strings.ContainsAny(t, "-./") {
-			keys = append(keys, Key(t))
-		}
-	}
-	for _, sp := range ws {
-		w := text[sp[0]:sp[1]]
-		keys = append(keys, Key(w))
-		parts := identParts(w)
-		if len(parts) > 1 {
-			for _, p := range parts {
-				keys = append(keys, strings.ToLower(p))
-			}
-		}
+	fs := Forms(text)
+	keys := make([]string, len(fs))
+	for i, f := range fs {
+		keys[i] = f.Key
 	}
 	return keys
 }
 
-// Key is the form of a search term that Matches compares: lower case,
-// without underscores.
+// A Form is one of the keys of a text (Keys) and whether it was a word
+// of letters alone, which may join words: a compound such as
+// "Lindenstraße", not an identifier, number or token.
+type Form struct {
+	Key  string
+	Word bool
+}
+
+// Forms returns the keys of text (Keys), each with what it was.
+func Forms(text string) []Form {
+	var fs []Form
+	ws := spans(text)
+	for _, t := range terms(text, ws) {
+		if strings.ContainsAny(t, "-./") {
+			fs = append(fs, Form{Key: Key(t)})
+		}
+	}
+	for _, sp := range ws {
+		w := text[sp[0]:sp[1]]
+		parts := identParts(w)
+		word := len(parts) == 1 && !strings.Contains(w, "_") && letters(w)
+		fs = append(fs, Form{Key(w), word})
+		if len(parts) > 1 {
+			for _, p := range parts {
+				fs = append(fs, Form{Key: strings.ToLower(p)})
+			}
+		}
+	}
+	return fs
+}
+
+// letters reports whether s is letters and marks alone.
+func letters(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) })
+}
+
+// Key is the form of a search term that Form.Matches compares: lower
+// case, without underscores.
 func Key(term string) string {
 	return strings.ReplaceAll(strings.ToLower(term), "_", "")
 }
 
-// Matches reports whether the search term (a Key) matches key, one of
-// Keys: equal, or for a term of four bytes or more a prefix of it, so
-// that "listen" matches "listens" and "decision" "decisions".
-func Matches(key, term string) bool {
-	return key == term || len(term) >= 4 && strings.HasPrefix(key, term)
+// Matches reports whether the search term (a Key) matches f:
+//   - equal;
+//   - for a term of four bytes or more, f's start, so that "listen"
+//     matches "listens" and "decision" "decisions";
+//   - for a term of six bytes or more, the end of a Form.Word, the last
+//     part of a compound: asked for the "Straße" of a shop, the line
+//     naming "Lindenstraße" was not found ("order" of "border" is too
+//     short, and "TestParseLine" is a name of its own).
+//
+// A part of an identifier matching the start of a term, as "min" of
+// "min_stock" would match "minimum", matched too much: "list" of
+// "list_items" matched "listen", and "set" would match "settings".
+func (f Form) Matches(term string) bool {
+	k := f.Key
+	return k == term || len(term) >= 4 && strings.HasPrefix(k, term) ||
+		f.Word && len(term) >= 6 && strings.HasSuffix(k, term)
 }
 
 // identParts splits an identifier at underscores, at a lower-case letter

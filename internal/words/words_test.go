@@ -95,19 +95,26 @@ func TestKeys(t *testing.T) {
 
 func TestMatches(t *testing.T) {
 	for _, tc := range []struct {
-		key, term string
-		want      bool
+		text, term string
+		want       bool
 	}{
-		{"listens", "listen", true},
+		{"it listens", "listen", true},
 		{"decisions", "decision", true},
-		{"parseline", Key("parse_line"), true},
+		{"ParseLine", Key("parse_line"), true},
 		{"import", "port", false},
 		{"report", "port", false},
 		{"pins", "pin", false}, // three bytes: whole words only
 		{"pin", "pin", true},
+		{"Lindenstraße", Key("Straße"), true}, // a compound's last part
+		{"Kartoffelsalat", "salat", false},    // five bytes: starts only
+		{"border", "order", false},
+		{"func TestParseLine", "parseline", false}, // a name, not a compound
+		{"min_stock: 8", "minimum", false},         // no shortened words
+		{"list_items()", "listen", false},
 	} {
-		if got := Matches(tc.key, tc.term); got != tc.want {
-			t.Errorf("Matches(%q, %q) = %v, want %v", tc.key, tc.term, got, tc.want)
+		got := slices.ContainsFunc(Forms(tc.text), func(f Form) bool { return f.Matches(tc.term) })
+		if got != tc.want {
+			t.Errorf("%q matching %q = %v, want %v", tc.text, tc.term, got, tc.want)
 		}
 	}
 }
