@@ -35,7 +35,7 @@ func TestAgentPlainAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
-			a := searchingAgent(t, dir, reg, eng, Options{PlainAnswer: tc.plain})
+			a := searchingAgent(t, dir, reg, eng, tc.plain)
 			turn, err := a.Send(context.Background(), tc.request, nil)
 			if err != nil {
 				t.Fatal(err)

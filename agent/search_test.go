@@ -117,7 +117,7 @@ func TestAgentSearchFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
-			a := searchingAgent(t, dir, reg, eng, Options{})
+			a := searchingAgent(t, dir, reg, eng, false)
 			turn, err := a.Send(context.Background(), tc.request, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -163,10 +163,10 @@ func TestAgentSearchFirst(t *testing.T) {
 
 // searchingAgent is an agent over eng in dir with the assists that search
 // and read for a question (SearchFirst, ReadFirst, ReadAnswer,
-// ToolsByTopic) and the options of extra that are set (PlainAnswer).
-func searchingAgent(t *testing.T, dir string, reg *tools.Registry, eng *fakeEngine, extra Options) *Agent {
+// ToolsByTopic), and PlainAnswer if plain.
+func searchingAgent(t *testing.T, dir string, reg *tools.Registry, eng *fakeEngine, plain bool) *Agent {
 	t.Helper()
-	opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true, PlainAnswer: extra.PlainAnswer,
+	opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true, PlainAnswer: plain,
 		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) },
 		Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }}
 	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
