@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -40,6 +41,9 @@ func (a *Agent) unchanged(turn Turn) bool {
 // note: made to, the 0.5B went on "The user denied running the tools",
 // which nobody had.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
+	if len(turn.Calls) > 0 {
+		text = withoutUnfounded(text, a.returned(turn))
+	}
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
 	if a.unchanged(turn) {
 		s = strings.TrimSpace(unchangedNote + s)
@@ -333,4 +337,89 @@ func groundedAnswer(note, text, request string, calls []ToolRecord) string {
 		return s
 	}
 	return strings.TrimSpace(text)
+}
+
+// Quotes no tool returned: after list_tasks returned no tasks, the 0.5B
+// answered that the to-do item asked about was "Check the planters for
+// any signs of damage or failure.", a line no file or tool held. A line
+// of an answer that quotes words (between quotation marks or backticks)
+// most of which nothing of the conversation holds is dropped; when
+// nothing is left, the answer is what the calls returned (resultsNote).
+
+// quoted matches a quotation: between straight, curly, angle, low or
+// corner quotation marks, or backticks, on one line.
+var quoted = regexp.MustCompile("\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|«([^»\n]+)»|„([^“”\n]+)[“”]|「([^」\n]+)」|『([^』\n]+)』|`([^`\n]+)`")
+
+// minQuoted is the fewest words a quotation holds to be checked: shorter
+// ones name things (a path, a key, a version the answer proposes).
+const minQuoted = 4
+
+// returned returns the words (words.Keys) of what the conversation up to
+// the turn's answer holds: the user's messages and the tools' results,
+// and the turn's request, calls' arguments and results.
+func (a *Agent) returned(turn Turn) map[string]bool {
+	known := map[string]bool{}
+	add := func(text string) {
+		for _, k := range words.Keys(text) {
+			known[k] = true
+		}
+	}
+	for _, m := range a.history {
+		if m.Role == RoleUser || m.Role == RoleTool {
+			add(m.Content)
+		}
+	}
+	add(turn.request)
+	for _, c := range turn.Calls {
+		add(string(c.Arguments))
+		add(c.Result.Text())
+	}
+	return known
+}
+
+// withoutUnfounded returns text without its lines that quote what no
+// tool returned (unfounded), given the words known.
+func withoutUnfounded(text string, known map[string]bool) string {
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !unfounded(l, known) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// unfounded reports whether line quotes minQuoted or more distinct words
+// fewer than half of which are known. A quotation in a script written
+// without spaces is not checked: it may translate what a tool returned.
+func unfounded(line string, known map[string]bool) bool {
+	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+		var q string
+		for _, g := range m[1:] {
+			if g != "" {
+				q = g
+				break
+			}
+		}
+		if strings.ContainsFunc(q, words.Unspaced) {
+			continue
+		}
+		ks := words.Keys(q)
+		slices.Sort(ks)
+		ks = slices.Compact(ks)
+		if len(ks) < minQuoted {
+			continue
+		}
+		found := 0
+		for _, k := range ks {
+			if known[k] {
+				found++
+			}
+		}
+		if 2*found < len(ks) {
+			return true
+		}
+	}
+	return false
 }

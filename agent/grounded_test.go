@@ -225,3 +225,43 @@ func TestAnswerUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerUnfounded: a line of an answer that quotes words no tool
+// returned is dropped, and an answer left empty is what the calls
+// returned; quotations of what the request or a result holds, short
+// ones, and ones in a script written without spaces stay.
+func TestAnswerUnfounded(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{reg: reg}
+	noTasks := ToolRecord{Name: "list_tasks", Arguments: json.RawMessage(`{"status":"in_progress"}`), Result: tools.OK("No in_progress tasks (0 tasks in all).")}
+	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"todo.md"}`),
+		Result: tools.OK("1: - [ ] Ask Mme Marchal if hanging planters are allowed on the railing\n2: - [ ] Order the strawberry plants")}
+	const request = "Mme Marchal says the hanging planters are fine. Find the todo item about that and tell me what it says."
+	for _, tc := range []struct {
+		name, text, want string
+		calls            []ToolRecord
+	}{
+		{"invented after an empty list", `The todo item about the hanging planters is "Check the planters for any signs of damage or failure."`,
+			"`list_tasks` returned:\n```\nNo in_progress tasks (0 tasks in all).\n```", []ToolRecord{noTasks}},
+		{"the line of a file read", `The item is "Ask Mme Marchal if hanging planters are allowed on the railing".`,
+			`The item is "Ask Mme Marchal if hanging planters are allowed on the railing".`, []ToolRecord{read}},
+		{"reworded, most words returned", "It says “ask Marchal whether the planters are allowed on the railing”.",
+			"It says “ask Marchal whether the planters are allowed on the railing”.", []ToolRecord{read}},
+		{"one line of two dropped", "The item is in todo.md.\nIt reads «Water the tomatoes every second evening please».",
+			"The item is in todo.md.", []ToolRecord{read}},
+		{"short quotations name things", "Set `retries` to \"5\" in `config.yaml`.", "Set `retries` to \"5\" in `config.yaml`.", []ToolRecord{read}},
+		{"a translation", "待办事项是「询问马沙尔太太栏杆上能否挂花盆」。", "待办事项是「询问马沙尔太太栏杆上能否挂花盆」。", []ToolRecord{read}},
+		{"no call, not checked", `A map's zero value is "nil, and writing to it panics at run time".`,
+			`A map's zero value is "nil, and writing to it panics at run time".`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := Turn{request: request, Calls: tc.calls}
+			if got := a.answerOf(turn, "", tc.text); got != tc.want {
+				t.Errorf("answerOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
