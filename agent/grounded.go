@@ -41,7 +41,7 @@ func (a *Agent) unchanged(turn Turn) bool {
 // note: made to, the 0.5B went on "The user denied running the tools",
 // which nobody had.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
-	if len(turn.Calls) > 0 {
+	if len(turn.Calls) > 0 && quoted.MatchString(text) {
 		text = withoutUnfounded(text, a.returned(turn))
 	}
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
