@@ -137,6 +137,10 @@ type Options struct {
 	// has the model write that file, as one fenced block under a grammar,
 	// which becomes a write_file call of the model's.
 	Rewrite bool
+	// TableQuery: with ReadAnswer, a question answered from a table
+	// offgrid read has the model write a query of the table under a
+	// grammar, and offgrid computes it (see tablequery.go).
+	TableQuery bool
 	// ReadAnswer: when ReadFirst has read every file a request names and
 	// the model chooses (as for ToolsByTopic) that the request needs
 	// information from the files, not a change, the model answers from

@@ -26,7 +26,11 @@ import (
 // begins with and the model continues: what failed (failureNote), then
 // what was changed (changeNote); "" when there is nothing to tell.
 func (a *Agent) answerNote(turn Turn) string {
-	return failureNote(turn.Calls, turn.change) + a.changeNote(turn.Calls)
+	note := failureNote(turn.Calls, turn.change) + a.changeNote(turn.Calls)
+	if note == "" {
+		note = queryNote(turn.Calls)
+	}
+	return note
 }
 
 // unchanged reports whether the turn asked for a change (as the model

@@ -35,6 +35,7 @@ func Assists() []Assist {
 		{"look-first", "the first reply to a request about the files must be a call", func(o *Options) *bool { return &o.LookFirst }},
 		{"rewrite", "a change to the one file read first, or a new file, is written whole by the model; offgrid edits the lines that differ", func(o *Options) *bool { return &o.Rewrite }},
 		{"read-answer", "a question about the files read first is answered from them without tools (with read-first)", func(o *Options) *bool { return &o.ReadAnswer }},
+		{"table-query", "a question answered from a table read first has the model choose a query of its rows and a column; offgrid computes the figure (with read-answer)", func(o *Options) *bool { return &o.TableQuery }},
 		{"plain-answer", "an answer after a search of the files sees the lines found and the files read plain: no line numbers, no search words, the request as written", func(o *Options) *bool { return &o.PlainAnswer }},
 		{"tool-examples", "show the tools' examples (a request and the first call) beside their definitions", func(o *Options) *bool { return &o.ToolExamples }},
 		{"unknown-as-text", "a call of a tool unlike every offered one is continued as text", func(o *Options) *bool { return &o.UnknownAsText }},

@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TableQuery: a question answered from a table offgrid read (a CSV or
+// TSV file) has the model write, under a grammar of the table's own
+// columns and values (tools.Table.Queries), the rows and the figure it
+// asks for; offgrid computes the figure, adds it to the read's result,
+// and begins the answer with it (queryNote), so the answer copies a
+// figure instead of adding numbers. The 0.5B, shown "quantity: sum 612"
+// among the table's figures, answered a Spanish "how many units in
+// total?" with 1212; asked for the query, it wrote "all rows: sum of
+// quantity".
+
+// tableQueryExamples are questions about one table and their queries,
+// in several languages.
+var tableQueryExamples = []struct{ question, query string }{
+	{"Wie viel Umsatz kam aus Lyon?", "rows where city = Lyon: sum of amount"},
+	{"which orders came from Porto?", "rows where city = Porto: list"},
+	{"¿Qué pedido fue el más grande?", "all rows: greatest amount"},
+	{"全部の注文の合計金額は？", "all rows: sum of amount"},
+	{"What kind of order is A-7?", "none"},
+}
+
+// queryTable has the model query the first table the turn's own reads
+// read whole, and adds the query and its answer to that read's result.
+// It does nothing when Options.TableQuery is off, no table was read, or
+// the model chooses "none".
+func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, on func(Event)) error {
+	if !a.opts.TableQuery || a.opts.NoGrammar {
+		return nil
+	}
+	for i := range turn.Calls {
+		r := &turn.Calls[i]
+		if !r.ByAgent || r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
+			continue
+		}
+		var args struct{ Path string }
+		if json.Unmarshal(r.Arguments, &args) != nil {
+			continue
+		}
+		body, _, _ := strings.Cut(*r.Result.Data, "\n[table: ")
+		lines, ok := tools.Unnumbered(strings.TrimSuffix(body, "\n") + "\n")
+		if !ok {
+			continue
+		}
+		table, ok := tools.ParseTable(args.Path, strings.Join(lines, "\n")+"\n")
+		if !ok {
+			continue
+		}
+		msgs := tableQueryMessages(args.Path, table, request)
+		queries := table.Queries()
+		longest := 0
+		for _, q := range queries {
+			longest = max(longest, len(q))
+		}
+		comp, err := a.complete(ctx, turn, on, CompletionRequest{
+			Messages:   msgs,
+			Format:     a.opts.Format,
+			ToolChoice: grammar.None,
+			Choices:    queries,
+			MaxTokens:  longest + 8, // a token is at least a byte
+			Fixed:      len(msgs) - 1,
+			Stream:     func(string) {},
+		})
+		if err != nil {
+			return err
+		}
+		if q := strings.TrimSpace(comp.Content); q != "none" {
+			if res, err := table.Query(q); err == nil {
+				data := strings.TrimRight(*r.Result.Data, "\n") + "\n" + queryMark + res + "]\n"
+				r.Result.Data = &data
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// queryMark begins the line a query's answer adds to a read's result.
+const queryMark = "[query: "
+
+// queryNote begins the answer to a question a table query answered
+// (queryTable): the file and the query's answer, "From data/stock.csv,
+// all rows: sum of quantity = 612 (8 of 8 rows).", which the model
+// continues. Shown the figure at the end of the file, in the results and
+// after the request, the 0.5B still answered the first row's quantity.
+func queryNote(calls []ToolRecord) string {
+	for _, c := range calls {
+		if c.Name != readFileTool || !c.OK() || c.Result.Data == nil {
+			continue
+		}
+		_, res, ok := strings.Cut(*c.Result.Data, "\n"+queryMark)
+		if !ok {
+			continue
+		}
+		var args struct{ Path string }
+		json.Unmarshal(c.Arguments, &args)
+		res = strings.TrimSuffix(strings.TrimRight(res, "\n"), "]")
+		if !strings.Contains(res, "\n") {
+			res += "."
+		}
+		return fmt.Sprintf("From %s, %s\n\n", args.Path, res)
+	}
+	return ""
+}
+
+// tableQueryMessages is the choice put to the model: what a table is
+// and examples of queries over a table of orders, then the table's size
+// and columns, and the question. The columns are described, not shown
+// in rows: shown a table's first rows, the 0.5B summed the quantity of
+// the first row for "how many units in total?".
+func tableQueryMessages(path string, t *tools.Table, question string) []Message {
+	msgs := []Message{{Role: RoleSystem, Content: "A user asks a question about a table (a CSV file). Reply with the computation over the table's rows that answers it, or none if it needs none."}}
+	example := describeTable("orders.csv", orders)
+	for _, ex := range tableQueryExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: example + "\n\n" + ex.question}, Message{Role: RoleAssistant, Content: ex.query})
+	}
+	return append(msgs, Message{Role: RoleUser, Content: describeTable(path, t) + "\n\n" + question})
+}
+
+// orders is the table of the examples.
+var orders, _ = tools.ParseTable("orders.csv", "id,city,kind,amount\nA-1,Lyon,retail,12.50\nA-2,Porto,retail,3.00\nA-3,Lyon,wholesale,80.00\nA-4,Kiel,retail,7.25\nA-5,Porto,wholesale,40.00\nA-6,Lyon,retail,9.00\nA-7,Kiel,wholesale,55.00\n")
+
+// describeTable says what the table of the file name holds: its rows,
+// and its columns with their values, a few of them, or "numbers".
+func describeTable(name string, t *tools.Table) string {
+	parts := make([]string, len(t.Head))
+	for c, h := range t.Head {
+		vs, numeric := t.Column(c)
+		switch {
+		case numeric && c > 0:
+			parts[c] = h + " (numbers)"
+		case len(vs) <= 6:
+			parts[c] = h + " (" + strings.Join(vs, ", ") + ")"
+		default:
+			parts[c] = fmt.Sprintf("%s (%d values, such as %s)", h, len(vs), vs[0])
+		}
+	}
+	return fmt.Sprintf("The file %s has %d rows; its columns: %s.", name, len(t.Rows), strings.Join(parts, "; "))
+}

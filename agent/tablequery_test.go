@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TestAgentTableQuery: a question answered from a table read first has
+// the model choose a query of it, under a grammar of the table's own
+// columns and values, and the answer's prompt shows the figure offgrid
+// computed; "none" and a turn without a table add nothing, and the
+// assist off asks nothing.
+func TestAgentTableQuery(t *testing.T) {
+	const readings = "date,zone,water_l\n2024-06-01,A,8.5\n2024-06-01,B,4.0\n2024-06-02,A,10.0\n2024-06-02,B,5.5\n"
+	for _, tc := range []struct {
+		name, request string
+		on            bool
+		replies       []string
+		want          string // the answer begins with it; "" for no query
+	}{
+		{"sum", "¿Cuántos litros recibió la zona A en readings.csv?", true,
+			[]string{"read", "rows where zone = A: sum of water_l", "Son 18.5 litros."},
+			"From readings.csv, rows where zone = A: sum of water_l = 18.5 (2 of 4 rows).\n\n"},
+		{"rows", "Which days did zone B get water, by readings.csv?", true,
+			[]string{"read", "rows where zone = B: list", "June 1 and 2."},
+			"From readings.csv, rows where zone = B: list (2 of 4 rows):\n2024-06-01,B,4.0\n2024-06-02,B,5.5\n\n"},
+		{"none", "What is in readings.csv?", true,
+			[]string{"read", "none", "Readings."}, ""},
+		{"no table", "What does notes.txt say?", true,
+			[]string{"read", "Buy milk."}, ""},
+		{"off", "¿Cuántos litros recibió la zona A en readings.csv?", false,
+			[]string{"read", "18.5 litros."}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "readings.csv"), []byte(readings), 0o644)
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: tc.replies}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+				ReadFirst: true, ReadAnswer: true, TableQuery: tc.on, Answer: AnswerSeparate,
+				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want + tc.replies[len(tc.replies)-1]; eng.calls != len(tc.replies) || turn.Content != want {
+				t.Fatalf("%d replies, answer %q; want %d, %q", eng.calls, turn.Content, len(tc.replies), want)
+			}
+			// The model continues the answer after the query's figure.
+			if answer := eng.prompts[len(eng.prompts)-1]; !strings.HasSuffix(answer, "<|im_start|>assistant\n"+tc.want) {
+				t.Errorf("the answer's prompt does not end with %q:\n%s", tc.want, answer)
+			}
+			if tc.want != "" && !strings.Contains(eng.prompts[1], "zone (A, B)") {
+				t.Errorf("the query's prompt does not describe the table's columns:\n%s", eng.prompts[1])
+			}
+		})
+	}
+}

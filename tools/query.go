@@ -1,0 +1,191 @@
+package tools
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Table queries: a question about a table ("how much water did zone A
+// get?", "¿cuántas unidades hay en total?", "which order was the
+// largest?") is a choice of rows and one figure over them. Written as a
+// query of a fixed form, "rows where zone = A: sum of water_l", the
+// choice is one a grammar can hold to the table's own columns and values
+// (Queries), in any language, and offgrid computes the figure (Query):
+// a small model picks the rows and the column right more often than it
+// adds their numbers.
+
+// maxQueryValues bounds the values of a column a query may select rows
+// by: a column with more distinct values (and a numeric one) is not a
+// filter. maxQueries bounds the queries of a table (the grammar's
+// size): past it, the columns with the most values are left out.
+const (
+	maxQueryValues = 40
+	maxQueries     = 2000
+)
+
+// ErrQuery is returned for a query that is not one of a table's Queries.
+var ErrQuery = errors.New("tools: not a query of this table")
+
+// Table is a CSV or TSV file's header and rows.
+type Table struct {
+	Head  []string
+	Rows  [][]string
+	comma rune // the file's separator
+}
+
+// ParseTable parses text, the content of the file name, as a table: a
+// CSV or TSV file (by its name) of a header and at least one row, every
+// row as long as the header. It reports false for any other file.
+func ParseTable(name, text string) (*Table, bool) {
+	comma := tableComma(name)
+	if comma == 0 {
+		return nil, false
+	}
+	r := csv.NewReader(strings.NewReader(text))
+	r.Comma = comma
+	recs, err := r.ReadAll()
+	if err != nil || len(recs) < 2 {
+		return nil, false
+	}
+	return &Table{Head: recs[0], Rows: recs[1:], comma: comma}, true
+}
+
+// numeric reports whether every cell of column c is a number.
+func (t *Table) numeric(c int) bool {
+	for _, r := range t.Rows {
+		if _, _, ok := number(r[c]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// values returns the distinct cells of column c, in order.
+func (t *Table) values(c int) []string {
+	var out []string
+	for _, r := range t.Rows {
+		if !slices.Contains(out, r[c]) {
+			out = append(out, r[c])
+		}
+	}
+	return out
+}
+
+// Queries returns every query of the table, and "none": the rows (all,
+// or those whose cell of a column that is not numeric, with at most
+// maxQueryValues distinct cells, has a value), then ": " and what of
+// them: "list", "count", or the sum, average, greatest or least value of
+// a numeric column other than the first.
+func (t *Table) Queries() []string {
+	ops := []string{"list", "count"}
+	for c, h := range t.Head {
+		if c > 0 && t.numeric(c) {
+			ops = append(ops, "sum of "+h, "average of "+h, "greatest "+h, "least "+h)
+		}
+	}
+	var by [][]string // the filters of each column that may select rows
+	for c, h := range t.Head {
+		if vs := t.values(c); len(vs) <= maxQueryValues && 2*len(vs) <= len(t.Rows) && !t.numeric(c) {
+			fs := make([]string, len(vs))
+			for i, v := range vs {
+				fs[i] = "rows where " + h + " = " + v
+			}
+			by = append(by, fs)
+		}
+	}
+	slices.SortStableFunc(by, func(a, b []string) int { return len(a) - len(b) })
+	filters := []string{"all rows"}
+	for _, fs := range by {
+		if (len(filters)+len(fs))*len(ops) > maxQueries {
+			break
+		}
+		filters = append(filters, fs...)
+	}
+	out := []string{"none"}
+	for _, f := range filters {
+		for _, o := range ops {
+			if f != "all rows" || o != "list" {
+				out = append(out, f+": "+o)
+			}
+		}
+	}
+	return out
+}
+
+// Query returns the answer to q, one of the table's Queries but "none",
+// as a line that restates it: "rows where zone = A: sum of water_l =
+// 64.5 (7 of 14 rows)"; a list or a greatest or least value gives the
+// rows, as they are in the file, on the lines after it.
+func (t *Table) Query(q string) (string, error) {
+	filter, op, ok := strings.Cut(q, ": ")
+	if !ok || !slices.Contains(t.Queries(), q) {
+		return "", fmt.Errorf("%w: %q", ErrQuery, q)
+	}
+	rows := t.Rows
+	if where, ok := strings.CutPrefix(filter, "rows where "); ok {
+		col, v, _ := strings.Cut(where, " = ")
+		c := slices.Index(t.Head, col)
+		rows = nil
+		for _, r := range t.Rows {
+			if r[c] == v {
+				rows = append(rows, r)
+			}
+		}
+	}
+	of := fmt.Sprintf("(%d of %s)", len(rows), plural(len(t.Rows), "row"))
+	line := func(r []string) string { // as the file has it
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		if t.comma != 0 {
+			w.Comma = t.comma
+		}
+		w.Write(r)
+		w.Flush()
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	switch op {
+	case "list":
+		ls := make([]string, len(rows))
+		for i, r := range rows {
+			ls[i] = line(r)
+		}
+		return fmt.Sprintf("%s %s:\n%s", q, of, strings.Join(ls, "\n")), nil
+	case "count":
+		return fmt.Sprintf("%s = %d %s", q, len(rows), of), nil
+	}
+	var name string
+	for _, p := range []string{"sum of ", "average of ", "greatest ", "least "} {
+		if n, ok := strings.CutPrefix(op, p); ok {
+			name = n
+		}
+	}
+	c := slices.Index(t.Head, name)
+	sum, decimals, best := 0.0, 0, -1
+	var bestV float64
+	for i, r := range rows {
+		v, d, _ := number(r[c])
+		sum += v
+		decimals = max(decimals, d)
+		if best < 0 || strings.HasPrefix(op, "greatest ") && v > bestV || strings.HasPrefix(op, "least ") && v < bestV {
+			best, bestV = i, v
+		}
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+	switch {
+	case strings.HasPrefix(op, "sum of "):
+		return fmt.Sprintf("%s = %s %s", q, f(sum), of), nil
+	case strings.HasPrefix(op, "average of "):
+		return fmt.Sprintf("%s = %s %s", q, strconv.FormatFloat(sum/float64(len(rows)), 'f', decimals+1, 64), of), nil
+	}
+	return fmt.Sprintf("%s = %s %s, in the row:\n%s", q, f(bestV), of, line(rows[best])), nil
+}
+
+// Column returns the distinct cells of column c, in order, and whether
+// every cell is a number.
+func (t *Table) Column(c int) (values []string, numeric bool) {
+	return t.values(c), t.numeric(c)
+}
