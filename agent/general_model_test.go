@@ -324,3 +324,26 @@ func TestDefaultModelIntent(t *testing.T) {
 		t.Errorf("%d of 20 choices wrong, want at most %d", misses, maxMisses)
 	}
 }
+
+// TestDefaultModelTableQuery: with table-query, a Spanish question for a
+// sum over a CSV file's rows of one value is answered with the sum
+// offgrid computed from the query the model chose; without it, the 0.5B
+// answered such questions with a row's figure or a wrong sum.
+func TestDefaultModelTableQuery(t *testing.T) {
+	a, dir := generalAgent(t)
+	a.opts.TableQuery = true
+	var b strings.Builder
+	b.WriteString("date,zone,temp_max_c,water_l\n")
+	for day := 1; day <= 6; day++ {
+		fmt.Fprintf(&b, "2024-06-%02d,A,%d.5,%d.5\n2024-06-%02d,B,%d.0,%d.0\n", day, 24+day, 6+day, day, 23+day, 3+day)
+	}
+	os.WriteFile(filepath.Join(dir, "readings.csv"), []byte(b.String()), 0o644)
+	turn, err := a.Send(t.Context(), "Según readings.csv, ¿cuántos litros de agua recibió la zona A en total?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Zone A: 7.5 + 8.5 + … + 12.5 = 60.0.
+	if !strings.Contains(turn.Content, "sum of water_l = 60.0 (6 of 12 rows)") {
+		t.Fatalf("answer %q; calls:\n%s\nwant the query's sum, 60.0", turn.Content, callsOf(turn))
+	}
+}
