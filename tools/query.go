@@ -75,43 +75,82 @@ func (t *Table) values(c int) []string {
 	return out
 }
 
-// Queries returns every query of the table, and "none": the rows (all,
-// or those whose cell of a column that is not numeric, with at most
-// maxQueryValues distinct cells, has a value), then ": " and what of
-// them: "list", "count", or the sum, average, greatest or least value of
-// a numeric column other than the first.
-func (t *Table) Queries() []string {
-	ops := []string{"list", "count"}
+// query is one of a table's queries: its text, the column and value
+// that choose its rows (col -1: all rows), and what of them.
+type query struct {
+	text  string
+	col   int
+	value string
+	op    string // list, count, sum, average, greatest or least
+	of    int    // the numeric column of sum, average, greatest and least
+}
+
+// queries returns the table's queries, "none" first (Queries).
+func (t *Table) queries() []query {
+	type op struct {
+		name, text string
+		of         int
+	}
+	ops := []op{{"list", "list", -1}, {"count", "count", -1}}
 	for c, h := range t.Head {
 		if c > 0 && t.numeric(c) {
-			ops = append(ops, "sum of "+h, "average of "+h, "greatest "+h, "least "+h)
+			ops = append(ops, op{"sum", "sum of " + h, c}, op{"average", "average of " + h, c},
+				op{"greatest", "greatest " + h, c}, op{"least", "least " + h, c})
 		}
 	}
-	var by [][]string // the filters of each column that may select rows
+	type filter struct {
+		text  string
+		col   int
+		value string
+	}
+	var by [][]filter // the filters of each column that may choose rows
 	for c, h := range t.Head {
-		if vs := t.values(c); len(vs) <= maxQueryValues && 2*len(vs) <= len(t.Rows) && !t.numeric(c) {
-			fs := make([]string, len(vs))
-			for i, v := range vs {
-				fs[i] = "rows where " + h + " = " + v
-			}
-			by = append(by, fs)
+		vs := t.values(c)
+		if len(vs) > maxQueryValues || 2*len(vs) > len(t.Rows) || t.numeric(c) {
+			continue
 		}
+		var fs []filter
+		for _, v := range vs {
+			if !strings.ContainsAny(v, "\r\n") {
+				fs = append(fs, filter{"rows where " + h + " = " + v, c, v})
+			}
+		}
+		by = append(by, fs)
 	}
-	slices.SortStableFunc(by, func(a, b []string) int { return len(a) - len(b) })
-	filters := []string{"all rows"}
+	slices.SortStableFunc(by, func(a, b []filter) int { return len(a) - len(b) })
+	filters := []filter{{"all rows", -1, ""}}
 	for _, fs := range by {
 		if (len(filters)+len(fs))*len(ops) > maxQueries {
 			break
 		}
 		filters = append(filters, fs...)
 	}
-	out := []string{"none"}
+	out := []query{{text: "none", col: -1}}
+	seen := map[string]bool{"none": true}
 	for _, f := range filters {
 		for _, o := range ops {
-			if f != "all rows" || o != "list" {
-				out = append(out, f+": "+o)
+			q := query{f.text + ": " + o.text, f.col, f.value, o.name, o.of}
+			if f.col < 0 && o.name == "list" || seen[q.text] {
+				continue // the whole table; a text that two columns' names make twice
 			}
+			seen[q.text] = true
+			out = append(out, q)
 		}
+	}
+	return out
+}
+
+// Queries returns every query of the table, and "none": the rows (all,
+// or those whose cell of a column that is not numeric, with at most
+// maxQueryValues distinct cells and no more than half the rows, has a
+// value), then ": " and what of them: "list", "count", or the sum,
+// average, greatest or least value of a numeric column other than the
+// first.
+func (t *Table) Queries() []string {
+	qs := t.queries()
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.text
 	}
 	return out
 }
@@ -120,18 +159,18 @@ func (t *Table) Queries() []string {
 // as a line that restates it: "rows where zone = A: sum of water_l =
 // 64.5 (7 of 14 rows)"; a list or a greatest or least value gives the
 // rows, as they are in the file, on the lines after it.
-func (t *Table) Query(q string) (string, error) {
-	filter, op, ok := strings.Cut(q, ": ")
-	if !ok || !slices.Contains(t.Queries(), q) {
-		return "", fmt.Errorf("%w: %q", ErrQuery, q)
+func (t *Table) Query(text string) (string, error) {
+	qs := t.queries()
+	i := slices.IndexFunc(qs, func(q query) bool { return q.text == text })
+	if i <= 0 { // not a query, or none
+		return "", fmt.Errorf("%w: %q", ErrQuery, text)
 	}
+	q := qs[i]
 	rows := t.Rows
-	if where, ok := strings.CutPrefix(filter, "rows where "); ok {
-		col, v, _ := strings.Cut(where, " = ")
-		c := slices.Index(t.Head, col)
+	if q.col >= 0 {
 		rows = nil
 		for _, r := range t.Rows {
-			if r[c] == v {
+			if r[q.col] == q.value {
 				rows = append(rows, r)
 			}
 		}
@@ -147,41 +186,35 @@ func (t *Table) Query(q string) (string, error) {
 		w.Flush()
 		return strings.TrimSuffix(b.String(), "\n")
 	}
-	switch op {
+	switch q.op {
 	case "list":
 		ls := make([]string, len(rows))
 		for i, r := range rows {
 			ls[i] = line(r)
 		}
-		return fmt.Sprintf("%s %s:\n%s", q, of, strings.Join(ls, "\n")), nil
+		return fmt.Sprintf("%s %s:\n%s", text, of, strings.Join(ls, "\n")), nil
 	case "count":
-		return fmt.Sprintf("%s = %d %s", q, len(rows), of), nil
+		return fmt.Sprintf("%s = %d %s", text, len(rows), of), nil
 	}
-	var name string
-	for _, p := range []string{"sum of ", "average of ", "greatest ", "least "} {
-		if n, ok := strings.CutPrefix(op, p); ok {
-			name = n
-		}
-	}
-	c := slices.Index(t.Head, name)
-	sum, decimals, best := 0.0, 0, -1
-	var bestV float64
+	sum, decimals, best := 0.0, 0, 0
 	for i, r := range rows {
-		v, d, _ := number(r[c])
+		v, d, _ := number(r[q.of])
 		sum += v
 		decimals = max(decimals, d)
-		if best < 0 || strings.HasPrefix(op, "greatest ") && v > bestV || strings.HasPrefix(op, "least ") && v < bestV {
-			best, bestV = i, v
+		b, _, _ := number(rows[best][q.of])
+		if q.op == "greatest" && v > b || q.op == "least" && v < b {
+			best = i
 		}
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
-	switch {
-	case strings.HasPrefix(op, "sum of "):
-		return fmt.Sprintf("%s = %s %s", q, f(sum), of), nil
-	case strings.HasPrefix(op, "average of "):
-		return fmt.Sprintf("%s = %s %s", q, strconv.FormatFloat(sum/float64(len(rows)), 'f', decimals+1, 64), of), nil
+	switch q.op {
+	case "sum":
+		return fmt.Sprintf("%s = %s %s", text, f(sum), of), nil
+	case "average":
+		return fmt.Sprintf("%s = %s %s", text, strconv.FormatFloat(sum/float64(len(rows)), 'f', decimals+1, 64), of), nil
 	}
-	return fmt.Sprintf("%s = %s %s, in the row:\n%s", q, f(bestV), of, line(rows[best])), nil
+	v, _, _ := number(rows[best][q.of])
+	return fmt.Sprintf("%s = %s %s, in the row:\n%s", text, f(v), of, line(rows[best])), nil
 }
 
 // Column returns the distinct cells of column c, in order, and whether

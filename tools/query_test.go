@@ -50,6 +50,11 @@ func TestTableQuery(t *testing.T) {
 			t.Errorf("ParseTable(%q, %q) is a table", tc.name, tc.text)
 		}
 	}
+	// A value may hold the ": " that ends the rows' part of a query.
+	notes, _ := ParseTable("n.csv", "id,note,qty\n1,a: b,2\n2,a: b,3\n3,c,4\n4,c,1\n")
+	if got, err := notes.Query("rows where note = a: b: sum of qty"); err != nil || got != "rows where note = a: b: sum of qty = 5 (2 of 4 rows)" {
+		t.Errorf("Query = %q, %v", got, err)
+	}
 	// A cell holding the separator is written back quoted.
 	quoted, _ := ParseTable("c.csv", "id,name,qty\n1,\"Bolt, M8\",4\n2,Nut,1\n")
 	if got, err := quoted.Query("all rows: greatest qty"); err != nil || got != "all rows: greatest qty = 4 (2 of 2 rows), in the row:\n1,\"Bolt, M8\",4" {
