@@ -24,7 +24,8 @@ import (
 
 // answerNote returns offgrid's account of the turn's calls that an answer
 // begins with and the model continues: what failed (failureNote), then
-// what was changed (changeNote); "" when there is nothing to tell.
+// what was changed (changeNote); with neither, the answer of a table
+// query (queryNote); "" when there is nothing to tell.
 func (a *Agent) answerNote(turn Turn) string {
 	note := failureNote(turn.Calls, turn.change) + a.changeNote(turn.Calls)
 	if note == "" {
