@@ -30,51 +30,6 @@ const (
 // ErrQuery is returned for a query that is not one of a table's Queries.
 var ErrQuery = errors.New("tools: not a query of this table")
 
-// Table is a CSV or TSV file's header and rows.
-type Table struct {
-	Head  []string
-	Rows  [][]string
-	comma rune // the file's separator
-}
-
-// ParseTable parses text, the content of the file name, as a table: a
-// CSV or TSV file (by its name) of a header and at least one row, every
-// row as long as the header. It reports false for any other file.
-func ParseTable(name, text string) (*Table, bool) {
-	comma := tableComma(name)
-	if comma == 0 {
-		return nil, false
-	}
-	r := csv.NewReader(strings.NewReader(text))
-	r.Comma = comma
-	recs, err := r.ReadAll()
-	if err != nil || len(recs) < 2 {
-		return nil, false
-	}
-	return &Table{Head: recs[0], Rows: recs[1:], comma: comma}, true
-}
-
-// numeric reports whether every cell of column c is a number.
-func (t *Table) numeric(c int) bool {
-	for _, r := range t.Rows {
-		if _, _, ok := number(r[c]); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// values returns the distinct cells of column c, in order.
-func (t *Table) values(c int) []string {
-	var out []string
-	for _, r := range t.Rows {
-		if !slices.Contains(out, r[c]) {
-			out = append(out, r[c])
-		}
-	}
-	return out
-}
-
 // query is one of a table's queries: its text, the column and value
 // that choose its rows (col -1: all rows), and what of them.
 type query struct {
@@ -215,10 +170,4 @@ func (t *Table) Query(text string) (string, error) {
 	}
 	v, _, _ := number(rows[best][q.of])
 	return fmt.Sprintf("%s = %s %s, in the row:\n%s", text, f(v), of, line(rows[best])), nil
-}
-
-// Column returns the distinct cells of column c, in order, and whether
-// every cell is a number.
-func (t *Table) Column(c int) (values []string, numeric bool) {
-	return t.values(c), t.numeric(c)
 }

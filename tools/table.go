@@ -25,22 +25,67 @@ const (
 	maxTableNote = 1500
 )
 
-// tableNote returns the figures of the CSV or TSV file name holding text,
-// or "" for another file, one that does not parse, or one without a
-// numeric column but the first (which names the rows). The sums by group
-// are left out when the note would pass maxTableNote.
-func tableNote(name, text string) string {
+// Table is a CSV or TSV file's header and rows.
+type Table struct {
+	Head  []string
+	Rows  [][]string
+	comma rune // the file's separator
+}
+
+// ParseTable parses text, the content of the file name, as a table: a
+// CSV or TSV file (by its name) of a header and at least one row, every
+// row as long as the header. It reports false for any other file.
+func ParseTable(name, text string) (*Table, bool) {
 	comma := tableComma(name)
 	if comma == 0 {
-		return ""
+		return nil, false
 	}
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = comma
 	recs, err := r.ReadAll()
 	if err != nil || len(recs) < 2 {
+		return nil, false
+	}
+	return &Table{Head: recs[0], Rows: recs[1:], comma: comma}, true
+}
+
+// numeric reports whether every cell of column c is a number.
+func (t *Table) numeric(c int) bool {
+	for _, r := range t.Rows {
+		if _, _, ok := number(r[c]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// values returns the distinct cells of column c, in order.
+func (t *Table) values(c int) []string {
+	var out []string
+	for _, r := range t.Rows {
+		if !slices.Contains(out, r[c]) {
+			out = append(out, r[c])
+		}
+	}
+	return out
+}
+
+// Column returns the distinct cells of column c, in order, and whether
+// every cell is a number.
+func (t *Table) Column(c int) (values []string, numeric bool) {
+	return t.values(c), t.numeric(c)
+}
+
+// tableNote returns the figures of the CSV or TSV file name holding text,
+// or "" for another file, one that does not parse, or one without a
+// numeric column but the first (which names the rows). The sums by group
+// are left out when the note would pass maxTableNote.
+func tableNote(name, text string) string {
+	t, ok := ParseTable(name, text)
+	if !ok {
 		return ""
 	}
-	head, rows := recs[0], recs[1:]
+	head, rows := t.Head, t.Rows
 	type column struct {
 		name     string
 		numeric  bool
