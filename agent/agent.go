@@ -512,6 +512,9 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	if a.opts.Trace != nil {
 		a.opts.Trace(comp)
 	}
+	if comp.StopReason == StopRepetition {
+		on(Event{Type: EventWarning, Text: "the model's reply began to repeat itself; it was cut after the first copy"})
+	}
 	turn.Replies++
 	addStats(&turn.Stats, comp.Stats)
 	for _, w := range comp.Warnings {

@@ -68,7 +68,12 @@ type CompletionRequest struct {
 	// every request of its kind (as Choices' instructions and examples
 	// are), so that their KV state is cached as the system messages'
 	// is; by default the system messages alone are.
-	Fixed     int
+	Fixed int
+	// Repeats lets a reply in text repeat itself, as a file written back
+	// may. Without it, a reply with no tools offered that falls into a
+	// loop (see repetition) stops there and keeps one copy; its
+	// StopReason is StopRepetition.
+	Repeats   bool
 	Sampling  inference.Sampling
 	MaxTokens int
 	// Stream receives the visible text as it is generated, markup
@@ -268,8 +273,15 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	watch := ir.Grammar != nil && p.grammar.Lazy()
 	var opened *grammar.CallStart
 	unknown := false // the opened call names a tool unlike every offered one
+	loop := -1       // where a reply in text began to repeat itself
 	res, genErr := c.eng.Generate(ctx, ir, func(pc inference.Piece) error {
 		vis.write(pc.Text)
+		if vis.plain && !req.Repeats && pc.Text != "" {
+			if n, ok := looping(vis.raw.String(), strings.Contains(pc.Text, "\n")); ok {
+				loop = n
+				return inference.ErrStop
+			}
+		}
 		if watch && pc.Text != "" {
 			if st, ok, _ := grammar.FindCall(p.format, vis.raw.String()); ok && !st.Canonical {
 				// Let the model name its tool first.
@@ -298,6 +310,9 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		}
 	}
 	res.Text = req.Prefix + res.Text
+	if loop >= 0 && loop <= len(res.Text) {
+		res.Text, res.StopReason = strings.TrimRight(res.Text[:loop], " \t\r\n"), StopRepetition
+	}
 	out.Raw, out.Stats, out.StopReason, out.FirstProb = res.Text, res.Stats, res.StopReason, res.FirstProb
 	if vis.plain {
 		out.Content = strings.TrimSpace(res.Text)

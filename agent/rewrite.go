@@ -119,11 +119,14 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		MaxTokens:  len(prompt)/2 + 256,
 		ToolChoice: grammar.None,
 		Block:      !a.opts.NoGrammar,
+		Repeats:    source != "", // a file's lines may repeat
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	block, ok := fencedLines(comp.Content)
+	// A new file the model began to write again and again ends with its
+	// first copy, where the loop was cut, before the closing fence.
+	block, ok := fencedLines(comp.Content, comp.StopReason == StopRepetition)
 	if !ok {
 		return nil, false, nil
 	}
@@ -209,8 +212,9 @@ func (a *Agent) offers(name string) bool { return hasTool(a.offered, name) }
 
 // fencedLines returns the lines of the first fenced block of reply (a
 // line of three or more backticks, maybe with a language, to the next
-// line of as many); false when there is none or it is not closed.
-func fencedLines(reply string) ([]string, bool) {
+// line of as many, or with open to the end); false when there is none or
+// it is not closed.
+func fencedLines(reply string, open bool) ([]string, bool) {
 	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -223,6 +227,9 @@ func fencedLines(reply string) ([]string, bool) {
 			if strings.TrimSpace(lines[j]) == fence {
 				return lines[i+1 : j], true
 			}
+		}
+		if open {
+			return lines[i+1:], true
 		}
 		return nil, false
 	}

@@ -75,16 +75,19 @@ func TestKeepLayout(t *testing.T) {
 func TestFencedLines(t *testing.T) {
 	for _, tc := range []struct {
 		reply string
+		open  bool
 		want  string
 		ok    bool
 	}{
-		{"```\na\nb\n```", "a|b", true},
-		{"Here it is:\n```json\n{}\n```\nDone.", "{}", true},
-		{"````\n```\nx\n```\n````", "```|x|```", true},
-		{"```\nnot closed", "", false},
-		{"no block", "", false},
+		{"```\na\nb\n```", false, "a|b", true},
+		{"Here it is:\n```json\n{}\n```\nDone.", false, "{}", true},
+		{"````\n```\nx\n```\n````", false, "```|x|```", true},
+		{"```\nnot closed", false, "", false},
+		{"```\nnot closed", true, "not closed", true},
+		{"```\na\n```\nb", true, "a", true},
+		{"no block", true, "", false},
 	} {
-		lines, ok := fencedLines(tc.reply)
+		lines, ok := fencedLines(tc.reply, tc.open)
 		if got := strings.Join(lines, "|"); ok != tc.ok || got != tc.want {
 			t.Errorf("%q: %q %v, want %q %v", tc.reply, got, ok, tc.want, tc.ok)
 		}
@@ -125,6 +128,9 @@ func TestAgentRewrite(t *testing.T) {
 			[]string{"change", "```json\n{\"ok\": true}\n```", "Done."}, notes, 3, true, false},
 		{"created, numbered as asked", "Create steps.txt with the lines 1: install and 2: run",
 			[]string{"change", "```\n1: install\n2: run\n```", "Done."}, notes, 3, true, false},
+		// Stopped where it began to repeat itself, the block has no end.
+		{"created, looping", "Create runbook.md: to restart, run systemctl restart app",
+			[]string{"change", "!nogrammar```markdown\n# Runbook\n\n" + strings.Repeat("Run `systemctl restart app` on the host.\n\n", 4), "Done."}, notes, 3, true, false},
 		{"a question", "What does notes.txt say?", []string{"read", "Buy milk, call Bob, ship it."}, notes, 2, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,6 +165,11 @@ func TestAgentRewrite(t *testing.T) {
 			if tc.name == "created, numbered as asked" {
 				if b, err := os.ReadFile(filepath.Join(dir, "steps.txt")); string(b) != "1: install\n2: run\n" {
 					t.Errorf("steps.txt = %q, %v", b, err)
+				}
+			}
+			if tc.name == "created, looping" {
+				if b, err := os.ReadFile(filepath.Join(dir, "runbook.md")); string(b) != "# Runbook\n\nRun `systemctl restart app` on the host.\n" {
+					t.Errorf("runbook.md = %q, %v", b, err)
 				}
 			}
 			if tc.name == "copied" {
