@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,36 @@ func TestLs(t *testing.T) {
 	res = r.Execute(context.Background(), "ls", json.RawMessage(`{"sort_by":"name"}`))
 	if i, j := strings.Index(res.Text(), "bin.dat"), strings.Index(res.Text(), "notes.txt"); i < 0 || j < 0 || i > j {
 		t.Errorf("not sorted by name:\n%s", res.Text())
+	}
+}
+
+func TestParseListing(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a b.txt", "café.md", "sub/x.go"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(strings.Repeat("x", 2000)), 0o644)
+	}
+	os.Mkdir(filepath.Join(root, "empty"), 0o755)
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args string
+		want Listing
+		ok   bool
+	}{
+		{`{}`, Listing{Dir: ".", Names: []string{"a b.txt", "café.md", "empty/", "sub/"}}, true},
+		{`{"path":"sub"}`, Listing{Dir: "sub", Names: []string{"x.go"}}, true},
+		{`{"path":"empty"}`, Listing{Dir: "empty"}, true},
+		{`{"path":"café.md"}`, Listing{}, false}, // a file lists itself
+		{`{"path":"nope"}`, Listing{}, false},
+	} {
+		res := r.Execute(context.Background(), "ls", json.RawMessage(tc.args))
+		got, ok := ParseListing(res.Text())
+		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ls %s: %#v %v, want %#v %v; the result:\n%s", tc.args, got, ok, tc.want, tc.ok, res.Text())
+		}
 	}
 }
 

@@ -261,6 +261,39 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 	return b.String(), nil
 }
 
+// Listing is what a result of ls lists: the directory, as ls shows it,
+// and the names of its entries, a directory's with a trailing "/".
+type Listing struct {
+	Dir   string
+	Names []string
+}
+
+// ParseListing reads a result of ls that lists a directory; false for
+// any other text (a file listing itself, an error).
+func ParseListing(data string) (Listing, bool) {
+	head, rest, ok := strings.Cut(data, "\n")
+	dir, isDir := strings.CutPrefix(head, "Directory: ")
+	if !ok || !isDir {
+		return Listing{}, false
+	}
+	l := Listing{Dir: dir}
+	lines := strings.Split(rest, "\n")
+	// The names start where the header's NAME does: the tabwriter
+	// lines the columns up.
+	at := strings.Index(lines[0], "NAME")
+	if at < 0 || !strings.HasPrefix(lines[0], "TYPE") {
+		return l, strings.HasPrefix(lines[0], "(empty directory)")
+	}
+	for _, row := range lines[1:] {
+		kind, _, _ := strings.Cut(row, " ")
+		if kind != "FILE" && kind != "DIR" && kind != "LINK" || len(row) <= at {
+			break // the totals' line
+		}
+		l.Names = append(l.Names, row[at:])
+	}
+	return l, true
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
