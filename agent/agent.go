@@ -602,7 +602,7 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 		fence := codeFence(out)
 		fmt.Fprintf(&b, "\n\n%s %s returned:\n%s\n%s\n%s", c.Name, argsOrEmpty(c.Arguments), fence, out, fence)
 	}
-	if failureNote(calls, false) != "" && len(denied) == 0 {
+	if failureNote(calls, false, false) != "" && len(denied) == 0 {
 		b.WriteString("\n\n" + failedInstruction)
 	} else if len(denied) == 0 {
 		// The wording measured best on answers (see docs/); its last

@@ -23,25 +23,71 @@ import (
 // "The contents of /etc/passwd are:" and made-up lines.
 
 // answerNote returns offgrid's account of the turn's calls that an answer
-// begins with and the model continues: what failed (failureNote), then
-// what was changed (changeNote); with neither, the answer of a table
-// query (queryNote); "" when there is nothing to tell.
+// begins with and the model continues: what failed and what was changed
+// (outcomeNote); with neither, the answer of a table query (queryNote);
+// "" when there is nothing to tell.
 func (a *Agent) answerNote(turn Turn) string {
-	note := failureNote(turn.Calls, turn.change) + a.changeNote(turn.Calls)
-	if note == "" {
-		note = queryNote(turn.Calls)
+	if note := a.outcomeNote(turn); note != "" {
+		return note
 	}
-	return note
+	return queryNote(turn.Calls)
+}
+
+// outcomeNote is what failed (failureNote), then what was changed
+// (changeNote).
+func (a *Agent) outcomeNote(turn Turn) string {
+	change := a.changeNote(turn.Calls)
+	return failureNote(turn.Calls, turn.change, change != "") + change
 }
 
 // unchanged reports whether the turn asked for a change (as the model
 // chose, see intent) that no call made, none having failed either.
 func (a *Agent) unchanged(turn Turn) bool {
-	return turn.change && a.answerNote(turn) == ""
+	return turn.change && a.outcomeNote(turn) == ""
 }
 
+// listingNote returns the names in the folders the turn listed that
+// answer leaves out, one folder a line ("scripts/: clean.py, report.sh"),
+// when the turn read no file; "" when there is none. It follows the
+// answer: names and no words, the same in any language. The 0.5B
+// answered a French "what is in the scripts folder?" with one of its two
+// files, and a Japanese "how many meeting notes are there, and their
+// names?" with the count alone. Put first for the model to continue, the
+// names made it copy the listing whole, and not answer a question about
+// a value in the folder's files from the search's lines.
+func listingNote(calls []ToolRecord, answer string) string {
+	var lines []string
+	for _, r := range calls {
+		if r.Name == readFileTool && r.OK() {
+			return "" // the answer is about what a file says
+		}
+		if r.Name != listTool || !r.OK() || r.Result.Data == nil {
+			continue
+		}
+		l, ok := tools.ParseListing(*r.Result.Data)
+		if !ok || len(l.Names) == 0 || !slices.ContainsFunc(l.Names, func(n string) bool {
+			return !strings.Contains(answer, strings.TrimSuffix(n, "/"))
+		}) {
+			continue
+		}
+		names := l.Names
+		if len(names) > maxNoteNames {
+			names = append(names[:maxNoteNames:maxNoteNames], fmt.Sprintf("… (+%d)", len(l.Names)-maxNoteNames))
+		}
+		line := fmt.Sprintf("%s/: %s", strings.TrimSuffix(l.Dir, "/"), strings.Join(names, ", "))
+		if !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// maxNoteNames bounds the names of one folder in listingNote.
+const maxNoteNames = 40
+
 // answerOf is the answer shown for the model's text: grounded in the
-// turn's calls after note (groundedAnswer), and after unchangedNote when
+// turn's calls after note (groundedAnswer), with the names of the
+// folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
 // note: made to, the 0.5B went on "The user denied running the tools",
 // which nobody had.
@@ -50,6 +96,9 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 		text = withoutUnfounded(text, a.returned(turn))
 	}
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
+	if names := listingNote(turn.Calls, s); names != "" {
+		s = strings.TrimSpace(s + "\n\n" + names)
+	}
 	if a.unchanged(turn) {
 		s = strings.TrimSpace(unchangedNote + s)
 	}
@@ -137,12 +186,20 @@ func resultsNote(calls []ToolRecord) string {
 // file was changed; but a write the model tried after listing a folder
 // it was asked about is its own detour, and its denial is not the
 // answer.
+// Once a change was made (made), offgrid's read of a file that did not
+// exist is not told either: it was the file to be made, or a name the
+// model put right (the 0.5B's German meeting note began "`read_file
+// 2024-06-17.md` failed (not_found)" above "Created
+// docs/meeting-notes/2024-06-17.md").
 // It returns "" when there is none.
-func failureNote(calls []ToolRecord, change bool) string {
+func failureNote(calls []ToolRecord, change, made bool) string {
 	succeeded := slices.ContainsFunc(calls, ToolRecord.OK)
 	var lines []string
 	for _, r := range calls {
 		if r.OK() || succeeded && !r.ByAgent && !(r.Denied && change) {
+			continue
+		}
+		if made && r.ByAgent && r.Result.ErrorType == tools.TypeNotFound {
 			continue
 		}
 		if slices.ContainsFunc(calls, func(o ToolRecord) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,9 +45,14 @@ func TestFailureNote(t *testing.T) {
 		{"denied after a read", []ToolRecord{read("s.txt", ok, true), denied}, "`write_file s.txt` was not run: permission was denied.\n\n", false},
 		{"denied after a read, no change asked", []ToolRecord{read("s.txt", ok, true), denied}, "", true},
 		{"denied, then made", []ToolRecord{denied, {Name: "write_file", Arguments: json.RawMessage(`{"path":"s.txt","content":"4"}`), Result: ok}}, "", false},
+		{"the named file missing, another made", []ToolRecord{read("2024-06-17.md", missing, true),
+			{Name: "write_file", Arguments: json.RawMessage(`{"path":"notes/2024-06-17.md","content":"x"}`), Result: ok}}, "", false},
+		{"the named file missing, nothing made", []ToolRecord{read("2024-06-17.md", missing, true), ls},
+			"`read_file 2024-06-17.md` failed (not_found): prod.yaml does not exist\n\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := failureNote(tc.calls, !tc.notChange); got != tc.want {
+			made := slices.ContainsFunc(tc.calls, func(r ToolRecord) bool { return r.Name == "write_file" && r.OK() })
+			if got := failureNote(tc.calls, !tc.notChange, made); got != tc.want {
 				t.Errorf("failureNote = %q, want %q", got, tc.want)
 			}
 		})
@@ -263,5 +269,90 @@ func TestAnswerUnfounded(t *testing.T) {
 				t.Errorf("answerOf = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAgentListingNote: an answer about a folder offgrid listed ends
+// with the folder's names that it leaves out.
+func TestAgentListingNote(t *testing.T) {
+	for _, tc := range []struct {
+		name, request string
+		replies       []string
+		want          string // the answer
+	}{
+		{"a name left out", "Il y a quoi dans le dossier scripts ?",
+			[]string{"list", "Il y a clean.py."}, "Il y a clean.py.\n\nscripts/: clean.py, old/, report.sh"},
+		{"every name given", "What's in the scripts folder?",
+			[]string{"list", "clean.py, report.sh and the folder old."}, "clean.py, report.sh and the folder old."},
+		{"a file read", "Que dit scripts/clean.py ?",
+			[]string{"read", "Il nettoie."}, "Il nettoie."},
+		{"a change not made", "Supprime le dossier scripts",
+			[]string{"change", hermes(call("ls", `{"path":"scripts"}`)), "Voilà."}, "No file was changed.\n\nVoilà.\n\nscripts/: clean.py, old/, report.sh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "scripts", "old"), 0o755)
+			os.WriteFile(filepath.Join(dir, "scripts", "clean.py"), []byte("print('clean')\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "scripts", "report.sh"), []byte("echo report\n"), 0o644)
+			reg, err := tools.Builtin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := &fakeEngine{t: t, replies: tc.replies}
+			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
+				ReadFirst: true, ReadAnswer: true, Answer: AnswerSeparate,
+				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if turn.Content != tc.want {
+				t.Fatalf("answer %q, want %q", turn.Content, tc.want)
+			}
+			// The model answers before the names are added.
+			if answer := eng.prompts[len(eng.prompts)-1]; strings.Contains(answer, "scripts/: ") {
+				t.Errorf("the answer's prompt holds the names:\n%s", answer)
+			}
+		})
+	}
+}
+
+func TestListingNote(t *testing.T) {
+	ls := func(data string) ToolRecord { return ToolRecord{Name: listTool, Result: tools.OK(data)} }
+	scripts := ls("Directory: scripts\nTYPE  SIZE    MODIFIED          NAME\nFILE  1.4 KB  2026-11-27 23:19  clean.py\nDIR   -       2026-11-27 23:19  old/\n1 file, 1 dir, total size 1.4 KB\n")
+	var many strings.Builder
+	many.WriteString("Directory: .\nTYPE  SIZE  MODIFIED          NAME\n")
+	for i := range maxNoteNames + 2 {
+		fmt.Fprintf(&many, "FILE  1 B   2026-11-27 23:19  f%02d.txt\n", i)
+	}
+	read := ToolRecord{Name: readFileTool, Result: tools.OK("1: x\n")}
+	for _, tc := range []struct {
+		name, answer string
+		calls        []ToolRecord
+		want         string
+	}{
+		{"one folder", "", []ToolRecord{scripts}, "scripts/: clean.py, old/"},
+		{"a name left out", "clean.py", []ToolRecord{scripts}, "scripts/: clean.py, old/"},
+		{"every name given", "clean.py and old", []ToolRecord{scripts}, ""},
+		{"listed twice", "", []ToolRecord{scripts, scripts}, "scripts/: clean.py, old/"},
+		{"a file read", "", []ToolRecord{scripts, read}, ""},
+		{"empty folder", "", []ToolRecord{ls("Directory: empty\n(empty directory)\n0 files, 0 dirs, total size 0 B\n")}, ""},
+		{"a file listed", "", []ToolRecord{ls("File: a.txt\nTYPE  SIZE  MODIFIED          NAME\nFILE  1 B   2026-11-27 23:19  a.txt\n")}, ""},
+		{"failed", "", []ToolRecord{{Name: listTool, Result: tools.Fail(tools.TypeNotFound, "nope does not exist")}}, ""},
+		{"many names", "", []ToolRecord{ls(many.String())}, "./: f00.txt, f01.txt, "},
+	} {
+		got := listingNote(tc.calls, tc.answer)
+		if tc.name == "many names" {
+			if !strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, fmt.Sprintf("f%02d.txt, … (+2)", maxNoteNames-1)) {
+				t.Errorf("%s: %q", tc.name, got)
+			}
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
