@@ -347,3 +347,51 @@ func TestDefaultModelTableQuery(t *testing.T) {
 		t.Fatalf("answer %q; calls:\n%s\nwant the query's sum, 60.0", turn.Content, callsOf(turn))
 	}
 }
+
+// TestDefaultModelNamesEveryNote: asked in Japanese how many meeting
+// notes there are and for their names, the answer names every file of
+// the folder; the 0.5B gave the count alone, and offgrid now adds the
+// names an answer about a listed folder leaves out.
+func TestDefaultModelNamesEveryNote(t *testing.T) {
+	a, dir := generalAgent(t)
+	names := []string{"2026-01-11-house-meeting.md", "2026-02-08-house-meeting.md", "2026-03-08-house-meeting.md", "2026-03-22-party-planning.md"}
+	os.MkdirAll(filepath.Join(dir, "meetings"), 0o755)
+	for _, n := range names {
+		os.WriteFile(filepath.Join(dir, "meetings", n), []byte("# "+n+"\n\nPresent: Anna, Tom\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# House notes\n"), 0o644)
+	turn, err := a.Send(t.Context(), "meetings フォルダに会議メモは何件ある？ファイル名も全部教えて。", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if !strings.Contains(turn.Content, n) {
+			t.Fatalf("answer %q leaves out %s; calls:\n%s", turn.Content, n, callsOf(turn))
+		}
+	}
+}
+
+// TestDefaultModelWritesNewNote: a German request for a new runbook
+// with a short note is written with what the note says. The 0.5B wrote
+// its last steps again and again until the token limit cut the file's
+// block off, and nothing was written; the reply now stops where it
+// repeats itself.
+func TestDefaultModelWritesNewNote(t *testing.T) {
+	a, dir := generalAgent(t)
+	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "docs", "deployment.md"), []byte("# Deployment\n\nThe service runs on stock-01.internal.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Stockroom\n\nA small inventory API.\n"), 0o644)
+	turn, err := a.Send(t.Context(), "Leg bitte eine docs/runbook.md an, mit einer kurzen Notiz: Zum Neustarten des Dienstes auf stock-01.internal einloggen und `sudo systemctl restart stockroom` ausführen.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "docs", "runbook.md"))
+	if err != nil || !strings.Contains(string(b), "systemctl restart stockroom") {
+		t.Fatalf("docs/runbook.md: %q, %v; answer %q; calls:\n%s", b, err, turn.Content, callsOf(turn))
+	}
+	// offgrid's account begins the answer; the read of the file before
+	// it existed is not told as a failure.
+	if !strings.HasPrefix(turn.Content, "Created docs/runbook.md") {
+		t.Errorf("the answer does not begin with the file made: %q", turn.Content)
+	}
+}
