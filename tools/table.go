@@ -62,8 +62,10 @@ func (t *Table) numeric(c int) bool {
 // values returns the distinct cells of column c, in order.
 func (t *Table) values(c int) []string {
 	var out []string
+	seen := make(map[string]bool)
 	for _, r := range t.Rows {
-		if !slices.Contains(out, r[c]) {
+		if !seen[r[c]] {
+			seen[r[c]] = true
 			out = append(out, r[c])
 		}
 	}
