@@ -294,17 +294,7 @@ func TestAgentListingNote(t *testing.T) {
 			os.MkdirAll(filepath.Join(dir, "scripts", "old"), 0o755)
 			os.WriteFile(filepath.Join(dir, "scripts", "clean.py"), []byte("print('clean')\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "scripts", "report.sh"), []byte("echo report\n"), 0o644)
-			reg, err := tools.Builtin(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng := &fakeEngine{t: t, replies: tc.replies}
-			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
-				ReadFirst: true, ReadAnswer: true, Answer: AnswerSeparate,
-				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, eng := dirAgent(t, dir, tc.replies, Options{ReadFirst: true, ReadAnswer: true, Answer: AnswerSeparate})
 			turn, err := a.Send(context.Background(), tc.request, nil)
 			if err != nil {
 				t.Fatal(err)

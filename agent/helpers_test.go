@@ -72,3 +72,21 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 		}
 	}
 }
+
+// dirAgent returns an agent over the built-in tools in dir, every call
+// allowed, the files a request names found in dir (Options.Mentions), and
+// the scripted engine that replies to it.
+func dirAgent(t testing.TB, dir string, replies []string, opts Options) (*Agent, *fakeEngine) {
+	t.Helper()
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &fakeEngine{t: t, replies: replies}
+	opts.Mentions = func(r string) []tools.Mention { return tools.Mentioned(dir, r) }
+	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, eng
+}

@@ -137,17 +137,8 @@ func TestAgentRewrite(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "notes.txt")
 			os.WriteFile(path, []byte(notes), 0o644)
-			reg, err := tools.Builtin(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng := &fakeEngine{t: t, replies: tc.replies}
-			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
-				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate, NoGrammar: tc.noGrammar,
-				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, eng := dirAgent(t, dir, tc.replies, Options{
+				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate, NoGrammar: tc.noGrammar})
 			if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
 				t.Fatal(err)
 			}

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/offgrid-ai/offgrid/agent/permission"
-	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // TestAgentTableQuery: a question answered from a table read first has
@@ -41,17 +38,7 @@ func TestAgentTableQuery(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "readings.csv"), []byte(readings), 0o644)
 			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Buy milk\n"), 0o644)
-			reg, err := tools.Builtin(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng := &fakeEngine{t: t, replies: tc.replies}
-			a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
-				ReadFirst: true, ReadAnswer: true, TableQuery: tc.on, Answer: AnswerSeparate,
-				Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, eng := dirAgent(t, dir, tc.replies, Options{ReadFirst: true, ReadAnswer: true, TableQuery: tc.on, Answer: AnswerSeparate})
 			turn, err := a.Send(context.Background(), tc.request, nil)
 			if err != nil {
 				t.Fatal(err)
