@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/internal/calendar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -87,7 +88,8 @@ func (t Task) Language() string {
 // Checks are a task's conditions; all must hold, and the turn must end
 // with an answer (not a limit or an error). In texts, {root} stands for
 // the task's directory, {year} for the current year, {date} for today
-// as 2006-01-02 and {weekday} for today's weekday in English.
+// as 2006-01-02 and {weekday} for today's weekday in English or in the
+// task's language.
 type Checks struct {
 	// Called lists calls that must happen: the tool, and substrings its
 	// arguments (as JSON) must contain (case-insensitive).
@@ -336,6 +338,7 @@ type outcome struct {
 	results  []string // every tool result of the turn, whole, as the model read it or the user saw it
 	finished bool     // the turn ended with an answer, not a limit or an error
 	now      time.Time
+	lang     string // the task's language ("" for English)
 }
 
 // check returns why task t failed; none means it passed.
@@ -377,7 +380,7 @@ func (s *Suite) check(t Task, o outcome) []string {
 	for _, name := range sortedKeys(c.Absent) {
 		if got, ok := read(name); ok {
 			for _, bad := range c.Absent[name] {
-				if strings.Contains(got, expand(bad)) {
+				if slices.ContainsFunc(expand(bad), func(b string) bool { return strings.Contains(got, b) }) {
 					fail("%s still contains %q", name, bad)
 				}
 			}
@@ -394,7 +397,7 @@ func (s *Suite) check(t Task, o outcome) []string {
 			if k < 0 {
 				k += len(lines) + 1
 			}
-			want := expand(c.Lines[name][n])
+			want := expand(c.Lines[name][n])[0]
 			if k < 1 || k > len(lines) || lines[k-1] != want {
 				fail("%s line %s is not %q (file: %q)", name, n, want, shorten(got, 120))
 			}
@@ -439,20 +442,37 @@ func (s *Suite) check(t Task, o outcome) []string {
 
 // expander returns a function that replaces the placeholders a task's
 // checks may hold ({root}, {year}, {date}, {weekday}) with the outcome's
-// values.
-func (o outcome) expander() func(string) string {
-	return strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()),
-		"{date}", o.now.Format(time.DateOnly), "{weekday}", o.now.Weekday().String()).Replace
+// values: the texts that a check's text stands for, any one of which
+// holds. A text with {weekday} stands for it in English and, for a task
+// in another language, in that language too (calendar.Weekday): "今天是星期六"
+// answers "今天星期几？".
+func (o outcome) expander() func(string) []string {
+	base := strings.NewReplacer("{root}", o.dir, "{year}", strconv.Itoa(o.now.Year()), "{date}", o.now.Format(time.DateOnly))
+	days := []string{o.now.Weekday().String()}
+	if day, ok := calendar.Weekday(o.lang, o.now.Weekday()); ok && day != days[0] {
+		days = append(days, day)
+	}
+	return func(s string) []string {
+		s = base.Replace(s)
+		if !strings.Contains(s, "{weekday}") {
+			return []string{s}
+		}
+		out := make([]string, len(days))
+		for i, d := range days {
+			out[i] = strings.ReplaceAll(s, "{weekday}", d)
+		}
+		return out
+	}
 }
 
 // holdsAll reports whether text holds every text of c.Answer (case folded).
-func (c Checks) holdsAll(text string, expand func(string) string) bool {
+func (c Checks) holdsAll(text string, expand func(string) []string) bool {
 	return containsAll(text, c.Answer, expand, true)
 }
 
 // holdsAny reports whether text holds one of c.AnswerAny (case folded), or
 // c.AnswerAny is empty.
-func (c Checks) holdsAny(text string, expand func(string) string) bool {
+func (c Checks) holdsAny(text string, expand func(string) []string) bool {
 	return len(c.AnswerAny) == 0 || slices.ContainsFunc(c.AnswerAny, func(s string) bool {
 		return containsAll(text, []string{s}, expand, true)
 	})
@@ -493,17 +513,19 @@ func invented(c Checks, o outcome) []string {
 	return out
 }
 
-// containsAll reports whether s contains every text of subs.
-func containsAll(s string, subs []string, expand func(string) string, fold bool) bool {
+// containsAll reports whether s contains every text of subs, each as
+// one of the texts it stands for (expand).
+func containsAll(s string, subs []string, expand func(string) []string, fold bool) bool {
 	if fold {
 		s = strings.ToLower(s)
 	}
 	for _, sub := range subs {
-		sub = expand(sub)
-		if fold {
-			sub = strings.ToLower(sub)
-		}
-		if !strings.Contains(s, sub) {
+		if !slices.ContainsFunc(expand(sub), func(v string) bool {
+			if fold {
+				v = strings.ToLower(v)
+			}
+			return strings.Contains(s, v)
+		}) {
 			return false
 		}
 	}

@@ -247,3 +247,36 @@ func TestAgentReportFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWeekday: {weekday} is today's weekday in English or in the
+// task's language, and no other day in either.
+func TestCheckWeekday(t *testing.T) {
+	s := &Suite{Fixtures: map[string]map[string]string{"f": {"a.txt": "x\n"}}}
+	saturday := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		lang, answer string
+		pass         bool
+	}{
+		{"", "Today is Saturday.", true},
+		{"", "Today is Friday.", false},
+		{"de", "Heute ist Samstag.", true},
+		{"de", "Today is Saturday.", true},
+		{"de", "Heute ist Montag.", false},
+		{"zh", "今天是星期六。", true},
+		{"zh", "今天是星期五。", false},
+		{"ja", "今日は土曜日です。", true},
+		{"es", "Hoy es sábado.", true},
+		{"es", "Hoy es Samstag.", false}, // another language's name
+		{"fr", "Nous sommes SAMEDI.", true},
+	} {
+		task := Task{ID: "t", Fixture: "f", Lang: tc.lang, Checks: Checks{Answer: []string{"{weekday}"}, Absent: map[string][]string{"a.txt": {"{weekday}"}}}}
+		dir := t.TempDir()
+		if err := s.setUp(task, dir); err != nil {
+			t.Fatal(err)
+		}
+		why := s.check(task, outcome{dir: dir, finished: true, now: saturday, lang: tc.lang, answer: tc.answer})
+		if pass := len(why) == 0; pass != tc.pass {
+			t.Errorf("%s %q: pass %v, want %v (%q)", tc.lang, tc.answer, pass, tc.pass, why)
+		}
+	}
+}

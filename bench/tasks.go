@@ -213,7 +213,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		res.Error = err.Error()
 	}
-	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now()}
+	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now(), lang: t.Lang}
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
 	res.Copied = agent.Copied(reg, turn.Calls, turn.Content)

@@ -1,0 +1,75 @@
+// Package calendar writes a date in words in the languages offgrid's
+// small models read best: English, French, German, Spanish, Chinese and
+// Japanese. It is data for a model to copy and a checker to compare, not
+// a gate: the 0.5B, given "Saturday", answered a German "welcher
+// Wochentag ist heute?" with "Montag" and a Chinese one with "星期五".
+package calendar
+
+import (
+	"fmt"
+	"time"
+)
+
+// Languages are the languages Date writes, as ISO 639-1 codes, English
+// first.
+var Languages = []string{"en", "fr", "de", "es", "zh", "ja"}
+
+// names are the languages' names for themselves.
+var names = map[string]string{"en": "English", "fr": "français", "de": "Deutsch", "es": "español", "zh": "中文", "ja": "日本語"}
+
+// Name returns language lang's name for itself ("Deutsch"), or "" for a
+// language Languages does not hold.
+func Name(lang string) string { return names[lang] }
+
+// weekdays are the names of the days, Sunday first, by language.
+var weekdays = map[string][7]string{
+	"en": {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"},
+	"fr": {"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"},
+	"de": {"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"},
+	"es": {"domingo", "lunes", "martes", "miércoles", "jueves", "viernes", "sábado"},
+	"zh": {"星期日", "星期一", "星期二", "星期三", "星期四", "星期五", "星期六"},
+	"ja": {"日曜日", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日"},
+}
+
+// months are the names of the months, January first, by language; the
+// Chinese and Japanese dates are written with numbers.
+var months = map[string][12]string{
+	"en": {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
+	"fr": {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
+	"de": {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
+	"es": {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
+}
+
+// Weekday returns the name of day d in language lang, and false for a
+// language Languages does not hold.
+func Weekday(lang string, d time.Weekday) (string, bool) {
+	names, ok := weekdays[lang]
+	if !ok || d < time.Sunday || d > time.Saturday {
+		return "", false
+	}
+	return names[d], true
+}
+
+// Date returns t's weekday and date as written in language lang
+// ("Saturday, 28 November 2026", "samedi 28 novembre 2026",
+// "2026年11月28日 土曜日"), and false for a language Languages does not
+// hold.
+func Date(lang string, t time.Time) (string, bool) {
+	day, ok := Weekday(lang, t.Weekday())
+	if !ok {
+		return "", false
+	}
+	y, m, d := t.Date()
+	switch lang {
+	case "en":
+		return fmt.Sprintf("%s, %d %s %d", day, d, months[lang][m-1], y), true
+	case "fr":
+		return fmt.Sprintf("%s %d %s %d", day, d, months[lang][m-1], y), true
+	case "es":
+		return fmt.Sprintf("%s, %d de %s de %d", day, d, months[lang][m-1], y), true
+	case "de":
+		return fmt.Sprintf("%s, %d. %s %d", day, d, months[lang][m-1], y), true
+	default: // zh, ja
+		return fmt.Sprintf("%d年%d月%d日 %s", y, m, d, day), true
+	}
+}

@@ -1,0 +1,61 @@
+package calendar
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestDate(t *testing.T) {
+	day := time.Date(2026, time.November, 28, 9, 30, 0, 0, time.UTC) // a Saturday
+	tests := []struct {
+		lang, want string
+		ok         bool
+	}{
+		{"en", "Saturday, 28 November 2026", true},
+		{"fr", "samedi 28 novembre 2026", true},
+		{"de", "Samstag, 28. November 2026", true},
+		{"es", "sábado, 28 de noviembre de 2026", true},
+		{"zh", "2026年11月28日 星期六", true},
+		{"ja", "2026年11月28日 土曜日", true},
+		{"it", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Date(tt.lang, day)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Date(%q) = %q, %v; want %q, %v", tt.lang, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestWeekdayEveryLanguage(t *testing.T) {
+	for _, lang := range Languages {
+		seen := map[string]bool{}
+		for d := time.Sunday; d <= time.Saturday; d++ {
+			name, ok := Weekday(lang, d)
+			if !ok || name == "" || seen[name] {
+				t.Errorf("Weekday(%q, %v) = %q, %v: want a name of its own", lang, d, name, ok)
+			}
+			seen[name] = true
+		}
+		if _, ok := Date(lang, time.Date(2024, time.February, 29, 0, 0, 0, 0, time.UTC)); !ok {
+			t.Errorf("Date(%q) is not written", lang)
+		}
+	}
+	if _, ok := Weekday("en", time.Weekday(7)); ok {
+		t.Error("Weekday(en, 7) is a day")
+	}
+}
+
+func ExampleDate() {
+	t := time.Date(2025, time.March, 4, 0, 0, 0, 0, time.UTC)
+	for _, lang := range []string{"en", "de", "ja"} {
+		s, _ := Date(lang, t)
+		fmt.Println(s)
+	}
+	// Output:
+	// Tuesday, 4 March 2025
+	// Dienstag, 4. März 2025
+	// 2025年3月4日 火曜日
+}
