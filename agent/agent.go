@@ -141,6 +141,10 @@ type Options struct {
 	// offgrid read has the model write a query of the table under a
 	// grammar, and offgrid computes it (see tablequery.go).
 	TableQuery bool
+	// ClockAnswer: the answer of a turn that read the computer's clock
+	// begins with its date as written in the request's language, and
+	// the model continues (see clock.go).
+	ClockAnswer bool
 	// ReadAnswer: when ReadFirst has read every file a request names and
 	// the model chooses (as for ToolsByTopic) that the request needs
 	// information from the files, not a change, the model answers from
@@ -557,6 +561,12 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 		Format:   a.opts.Format, ToolChoice: grammar.None,
 	}
 	note := a.answerNote(*turn)
+	if note == "" {
+		note = a.clockNote(*turn)
+	}
+	if note != "" {
+		req.Stream = func(string) {} // shown once grounded
+	}
 	req.Prefix = note
 	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {

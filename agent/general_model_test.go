@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offgrid-ai/offgrid/agent/permission"
+	"github.com/offgrid-ai/offgrid/internal/calendar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -393,5 +396,31 @@ func TestDefaultModelWritesNewNote(t *testing.T) {
 	// it existed is not told as a failure.
 	if !strings.HasPrefix(turn.Content, "Created docs/runbook.md") {
 		t.Errorf("the answer does not begin with the file made: %q", turn.Content)
+	}
+}
+
+// TestDefaultModelClockAnswer: asked in German which weekday it is, the
+// answer begins with today's date in German. Given the clock's
+// "Saturday", the 0.5B answered a Spanish question "Hoy es lunes." and
+// this one in English; the answer now begins with the date offgrid
+// writes in the request's language.
+func TestDefaultModelClockAnswer(t *testing.T) {
+	a, dir := generalAgent(t)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greenhouse\n\nSmall controller for our backyard greenhouse.\n"), 0o644)
+	before := time.Now()
+	turn, err := a.Send(t.Context(), "Welcher Wochentag ist heute? Ich will das Gießprotokoll beschriften.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(turn.Calls, func(r ToolRecord) bool { return r.Name == clockTool }) {
+		t.Fatalf("the clock was not read; calls:\n%s", callsOf(turn))
+	}
+	var dates []string // today's, or tomorrow's at midnight
+	for _, now := range []time.Time{before, time.Now()} {
+		d, _ := calendar.Date("de", now)
+		dates = append(dates, d)
+	}
+	if !strings.HasPrefix(turn.Content, dates[0]) && !strings.HasPrefix(turn.Content, dates[1]) {
+		t.Errorf("the answer does not begin with %q: %q", dates[0], turn.Content)
 	}
 }

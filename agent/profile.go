@@ -36,6 +36,7 @@ func Assists() []Assist {
 		{"rewrite", "a change to the one file read first, or a new file, is written whole by the model; offgrid edits the lines that differ", func(o *Options) *bool { return &o.Rewrite }},
 		{"read-answer", "a question about the files read first is answered from them without tools (with read-first)", func(o *Options) *bool { return &o.ReadAnswer }},
 		{"table-query", "a question answered from a table read first has the model choose a query of its rows and a column; offgrid computes the figure (with read-answer)", func(o *Options) *bool { return &o.TableQuery }},
+		{"clock-answer", "the answer of a turn that read the clock begins with its date, written in the request's language; the model continues", func(o *Options) *bool { return &o.ClockAnswer }},
 		{"plain-answer", "an answer after a search of the files sees the lines found and the files read plain: no line numbers, no search words, the request as written", func(o *Options) *bool { return &o.PlainAnswer }},
 		{"tool-examples", "show the tools' examples (a request and the first call) beside their definitions", func(o *Options) *bool { return &o.ToolExamples }},
 		{"unknown-as-text", "a call of a tool unlike every offered one is continued as text", func(o *Options) *bool { return &o.UnknownAsText }},
@@ -191,7 +192,7 @@ func Profiles() []Profile {
 		// search-first: +16 tasks of the general suite's test split (16
 		// gained, 0 lost, p < 0.001; docs/benchmarks.md, 2026-11-26).
 		{Name: "qwen2.5-coder-0.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnswer, Answer: AnswerSeparate,
-			Assists:     []string{"tools-by-topic", "search-first", "read-first", "look-first", "rewrite", "read-answer", "plain-answer", "answer-after-change"},
+			Assists:     []string{"tools-by-topic", "search-first", "read-first", "look-first", "rewrite", "read-answer", "clock-answer", "plain-answer", "answer-after-change"},
 			Temperature: greedy()},
 		// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
 		{Name: "qwen2.5-coder-1.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnother, Answer: AnswerSeparate,

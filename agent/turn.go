@@ -69,6 +69,10 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			// An empty answer after tool calls tells the user nothing:
 			// have it written from the results without the tools.
 			return a.answerSeparately(ctx, a.budget.turn, &t.turn, on)
+		case len(comp.Calls) == 0 && a.clockAnswer(t.turn):
+			// Written again, from the clock's date in the request's
+			// language (clock.go).
+			return a.answerSeparately(ctx, a.budget.turn, &t.turn, on)
 		case len(comp.Calls) == 0:
 			return a.final(t, comp), nil
 		}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/offgrid-ai/offgrid/internal/calendar"
 )
 
 // BuiltinOption configures [Builtin].
@@ -139,11 +142,28 @@ func Builtin(root string, opts ...BuiltinOption) (*Registry, error) {
 }
 
 // clockText is get_current_time's result: the time in words a small
-// model can repeat without working out a weekday, then ISO 8601.
+// model can repeat without working out a weekday, then ISO 8601
+// (ParseClock reads it back).
 func clockText(t time.Time) string {
 	zone, _ := t.Zone()
-	return fmt.Sprintf("%s, %d %s %d, %s %s (UTC%s)\nISO 8601: %s",
-		t.Weekday(), t.Day(), t.Month(), t.Year(), t.Format("15:04:05"), zone, t.Format("-07:00"), t.Format(time.RFC3339))
+	date, _ := calendar.Date("en", t)
+	return fmt.Sprintf("%s, %s %s (UTC%s)\n%s%s", date, t.Format("15:04:05"), zone, t.Format("-07:00"), isoMark, t.Format(time.RFC3339))
+}
+
+// isoMark begins the line of get_current_time's result that holds the
+// time in ISO 8601.
+const isoMark = "ISO 8601: "
+
+// ParseClock returns the time a result of get_current_time holds, and
+// false for a text that holds none.
+func ParseClock(text string) (time.Time, bool) {
+	for line := range strings.Lines(text) {
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), isoMark); ok {
+			t, err := time.Parse(time.RFC3339, s)
+			return t, err == nil
+		}
+	}
+	return time.Time{}, false
 }
 
 // builtinTopics returns the built-in tools' topics (see [Tool.Topic]).

@@ -447,6 +447,20 @@ func TestTimeAndDirectory(t *testing.T) {
 	})
 }
 
+// TestParseClock reads get_current_time's result back, as the agent does.
+func TestParseClock(t *testing.T) {
+	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("CET", 3600))
+	got, ok := ParseClock(clockText(at))
+	if !ok || !got.Equal(at) || got.Format("-07:00") != "+01:00" {
+		t.Errorf("ParseClock(clockText(%v)) = %v, %v", at, got, ok)
+	}
+	for _, text := range []string{"", "Tuesday, 4 March 2025", "ISO 8601: yesterday", "ISO 8601:"} {
+		if _, ok := ParseClock(text); ok {
+			t.Errorf("ParseClock(%q) holds a time", text)
+		}
+	}
+}
+
 func TestTasks(t *testing.T) {
 	r, _ := fixture(t)
 	runCases(t, r, []toolCase{
