@@ -3,13 +3,13 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/offgrid-ai/offgrid/internal/atomicfile"
+	"github.com/offgrid-ai/offgrid/internal/filelock"
 )
 
 // writeFile replaces the file at rel (a resolved path relative to the root)
@@ -75,10 +75,6 @@ func (s *Sandbox) sweep(dir *os.Root, rel string) {
 // directory (see [Sandbox.lockDir]) before failing.
 const lockWait = 10 * time.Second
 
-// errLockBusy is returned by lockFile when another process held the lock
-// for all of lockWait.
-var errLockBusy = fmt.Errorf("another process has held the edit lock for %s", lockWait)
-
 // lockDir takes the edit lock of the directory dirRel (resolved, relative
 // to the root) and returns its release. The file tools hold it from their
 // check that a file is as the model read it until the new version is
@@ -86,17 +82,18 @@ var errLockBusy = fmt.Errorf("another process has held the edit lock for %s", lo
 // editing a file of that directory meanwhile waits, then sees the change
 // (write_file refuses: the file changed since it was read; a line edit
 // applies to the file as it now is) rather than having its edit, or ours,
-// silently overwritten. The lock is an advisory one (flock on unix, see
-// lockFile) on the directory itself, so that no lock file is left in the
-// user's tree; other programs do not take it. A directory that cannot be
-// opened is left for the edit to report, unlocked; the error is the
-// lock's (errLockBusy) or ctx's.
+// silently overwritten. The lock is an advisory one (filelock: flock on
+// unix; none elsewhere, where two processes editing one file at once can
+// still lose an edit) on the directory itself, so that no lock file is
+// left in the user's tree; other programs do not take it. A directory
+// that cannot be opened is left for the edit to report, unlocked; the
+// error is the lock's (filelock.ErrBusy) or ctx's.
 func (s *Sandbox) lockDir(ctx context.Context, dirRel string) (unlock func(), err error) {
 	d, err := s.dir.Open(dirRel)
 	if err != nil {
 		return func() {}, nil
 	}
-	if err := lockFile(ctx, d); err != nil {
+	if err := filelock.Lock(ctx, d, lockWait, nil); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -106,8 +103,8 @@ func (s *Sandbox) lockDir(ctx context.Context, dirRel string) (unlock func(), er
 // lockError is the tool error for an edit of name that could not take
 // the edit lock (see [Sandbox.lockDir]).
 func lockError(name string, err error) error {
-	if errors.Is(err, errLockBusy) {
-		return Errorf(TypeIO, "%s is not changed: %v on its directory (another offgrid editing it); try again", name, err)
+	if errors.Is(err, filelock.ErrBusy) {
+		return Errorf(TypeIO, "%s is not changed: another process has held the edit lock on its directory for %s (another offgrid editing it); try again", name, lockWait)
 	}
 	return err
 }
