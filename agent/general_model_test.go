@@ -393,9 +393,13 @@ func TestDefaultModelWritesNewNote(t *testing.T) {
 		t.Fatalf("docs/runbook.md: %q, %v; answer %q; calls:\n%s", b, err, turn.Content, callsOf(turn))
 	}
 	// offgrid's account begins the answer; the read of the file before
-	// it existed is not told as a failure.
+	// it existed is not told as a failure, by offgrid or by the model,
+	// which copied it from the request it was shown.
 	if !strings.HasPrefix(turn.Content, "Created docs/runbook.md") {
 		t.Errorf("the answer does not begin with the file made: %q", turn.Content)
+	}
+	if strings.Contains(turn.Content, "does not exist") {
+		t.Errorf("the answer tells the read of the file before it was made: %q", turn.Content)
 	}
 }
 

@@ -95,6 +95,7 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 	if len(turn.Calls) > 0 && quoted.MatchString(text) {
 		text = withoutUnfounded(text, a.returned(turn))
 	}
+	text = withoutMoot(text, turn.Calls, a.changeNote(turn.Calls) != "")
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
 	if names := listingNote(turn.Calls, s); names != "" {
 		s = strings.TrimSpace(s + "\n\n" + names)
@@ -199,7 +200,7 @@ func failureNote(calls []ToolRecord, change, made bool) string {
 		if r.OK() || succeeded && !r.ByAgent && !(r.Denied && change) {
 			continue
 		}
-		if made && r.ByAgent && r.Result.ErrorType == tools.TypeNotFound {
+		if moot(r, made) {
 			continue
 		}
 		if slices.ContainsFunc(calls, func(o ToolRecord) bool {
@@ -220,6 +221,43 @@ func failureNote(calls []ToolRecord, change, made bool) string {
 		lines = append(lines[:most], fmt.Sprintf("(and %d more failed calls)", len(lines)-most))
 	}
 	return strings.Join(lines, "\n") + "\n\n"
+}
+
+// moot reports whether r is a failure that a change of the turn made
+// moot: a read offgrid made for the model (read-first) of a file that did
+// not exist, the turn having made a change (made), as a new file is
+// read first and then written. Neither offgrid's account (failureNote)
+// nor the answer (withoutMoot) tells it.
+func moot(r ToolRecord, made bool) bool {
+	return made && r.ByAgent && !r.OK() && r.Result.ErrorType == tools.TypeNotFound
+}
+
+// withoutMoot drops the lines of an answer that repeat the message of a
+// moot failure (see moot): having written docs/runbook.md, the 0.5B
+// answered on "Reading the file docs/runbook.md failed: not_found:
+// docs/runbook.md does not exist; …", copied from the request it was
+// shown, where read-first had put it.
+func withoutMoot(text string, calls []ToolRecord, made bool) string {
+	var msgs []string
+	for _, r := range calls {
+		// Its first clause: "docs/runbook.md does not exist", before
+		// what the folder holds, which a copy may cut.
+		msg, _, _ := strings.Cut(strings.TrimSpace(r.Result.Message()), ";")
+		if msg, _, _ = strings.Cut(msg, "\n"); moot(r, made) && msg != "" {
+			msgs = append(msgs, msg)
+		}
+	}
+	if len(msgs) == 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(l, m) }) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // failureLine says what one failed or denied call was and why it failed.

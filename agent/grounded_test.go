@@ -346,3 +346,27 @@ func TestListingNote(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutMoot(t *testing.T) {
+	first := ToolRecord{Name: readFileTool, Arguments: json.RawMessage(`{"path":"docs/runbook.md"}`), ByAgent: true,
+		Result: tools.Fail(tools.TypeNotFound, "docs/runbook.md does not exist; docs holds decisions.md, deployment.md")}
+	mine := first
+	mine.ByAgent = false
+	copied := "Reading the file docs/runbook.md failed: not_found: docs/runbook.md does not exist; docs holds decisions.md"
+	for _, tc := range []struct {
+		name, text string
+		calls      []ToolRecord
+		made       bool
+		want       string
+	}{
+		{"copied after the file was made", "The runbook says how to restart.\n" + copied, []ToolRecord{first}, true, "The runbook says how to restart."},
+		{"cut short", "Writing the file failed: docs/runbook.md does not exist", []ToolRecord{first}, true, ""},
+		{"nothing made", copied, []ToolRecord{first}, false, copied},
+		{"the model's own read", copied, []ToolRecord{mine}, true, copied},
+		{"no failure", "Done.", nil, true, "Done."},
+	} {
+		if got := withoutMoot(tc.text, tc.calls, tc.made); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
