@@ -191,18 +191,20 @@ func Profiles() []Profile {
 	return []Profile{
 		// search-first: +16 tasks of the general suite's test split (16
 		// gained, 0 lost, p < 0.001; docs/benchmarks.md, 2026-11-26).
+		// clock-answer: the 8 dev time tasks 3 -> 5 (stop 56).
 		{Name: "qwen2.5-coder-0.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnswer, Answer: AnswerSeparate,
 			Assists:     []string{"tools-by-topic", "search-first", "read-first", "look-first", "rewrite", "read-answer", "clock-answer", "plain-answer", "answer-after-change"},
 			Temperature: greedy()},
 		// --on-repeat another: 36/47 tasks against 34 with answer (bench --agent, 2c60b51).
+		// clock-answer: the general suite's 8 dev time tasks 3 -> 5 (stop 56).
 		{Name: "qwen2.5-coder-1.5b", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnother, Answer: AnswerSeparate,
-			Assists:     []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "unknown-as-text", "answer-after-change"},
+			Assists:     []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "clock-answer", "unknown-as-text", "answer-after-change"},
 			Temperature: greedy()},
 		{Name: "gemma3-270m", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnswer,
 			Assists: []string{"remind"}, Temperature: greedy()},
 		// Any Qwen2 or Qwen2.5 model outside the catalog: the 1.5B's.
 		{Name: "qwen2.5", ToolChoice: grammar.Auto, Results: ResultsCompact, OnRepeat: RepeatAnother, Answer: AnswerSeparate,
-			Assists: []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "unknown-as-text", "answer-after-change"}},
+			Assists: []string{"tools-by-topic", "read-first", "rewrite", "read-answer", "clock-answer", "unknown-as-text", "answer-after-change"}},
 		// Any other model: the loop alone.
 		{Name: "plain"},
 	}
