@@ -506,8 +506,9 @@ func (a *Agent) complete(ctx context.Context, turn *Turn, on func(Event), req Co
 	}
 	switch {
 	case req.Stream != nil:
-	case a.answerNote(*turn) != "" || a.unchanged(*turn):
-		// The answer is shown once grounded (see grounded).
+	case a.answerNote(*turn) != "" || a.unchanged(*turn) || a.clockAnswer(*turn):
+		// The answer is shown once grounded (see grounded), or written
+		// again from the clock's date (clock.go).
 		req.Stream = func(string) {}
 	default:
 		req.Stream = func(s string) { on(Event{Type: EventToken, Text: s}) }

@@ -51,12 +51,22 @@ func TestAgentClockAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := a.Send(context.Background(), tc.request, nil)
+			var streamed strings.Builder
+			turn, err := a.Send(context.Background(), tc.request, func(e Event) {
+				if e.Type == EventToken {
+					streamed.WriteString(e.Text)
+				}
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if turn.Content != tc.want {
 				t.Fatalf("answer %q, want %q", turn.Content, tc.want)
+			}
+			// The reply written before the date is not shown, not even
+			// streamed: a terminal that is not one would show it alone.
+			if tc.on && len(turn.Calls) > 0 && streamed.Len() > 0 {
+				t.Errorf("streamed %q", streamed.String())
 			}
 			if eng.calls != len(tc.replies) {
 				t.Errorf("%d replies of %d", eng.calls, len(tc.replies))
