@@ -348,6 +348,24 @@ func newEventPrinter(env *cliEnv, asJSON bool) *eventPrinter {
 	return p
 }
 
+// writeChecked writes what the final answer has that the text streamed
+// before it (shown) has not, where the two cannot be swapped (not a
+// terminal, or an answer taller than it): what offgrid added after the
+// reply (a listing's names, a line of its own) follows it; an answer
+// offgrid changed is written whole after it. Unwritten, a pipe got the
+// model's raw reply only.
+func (p *eventPrinter) writeChecked(shown, final string) {
+	s, f := strings.TrimSpace(shown), strings.TrimSpace(final)
+	switch {
+	case f == s || f == "":
+	case strings.HasPrefix(f, s):
+		p.write(strings.TrimRight(f[len(s):], "\n"))
+	default:
+		p.endLine()
+		p.write("\n" + f)
+	}
+}
+
 func (p *eventPrinter) endLine() {
 	if p.midLine {
 		fmt.Fprintln(p.out)
@@ -400,10 +418,13 @@ func (p *eventPrinter) event(e agent.Event) {
 			p.endLine()
 			shown = ""
 		}
-		if p.md != nil && strings.TrimSpace(e.Text) != "" && p.md.replace(p.out, shown, e.Text) {
+		switch {
+		case p.md != nil && strings.TrimSpace(e.Text) != "" && p.md.replace(p.out, shown, e.Text):
 			p.midLine = false
-		} else if !p.streamed {
+		case !p.streamed:
 			p.write(e.Text)
+		default:
+			p.writeChecked(shown, e.Text)
 		}
 		p.endLine()
 		p.streamed = false
