@@ -574,6 +574,11 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 		return a.failed(ctx, turn, comp, err, on)
 	}
 	content := a.answerOf(*turn, note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)))
+	if again, err := a.readClock(ctx, turn, content, on); err != nil {
+		return *turn, err
+	} else if again {
+		return a.answerSeparately(ctx, start, turn, on) // from the clock's date
+	}
 	a.history = append(a.history, Message{Role: RoleAssistant, Content: content})
 	turn.Content = content
 	on(Event{Type: EventFinal, Text: turn.Content, Calls: turn.Calls})

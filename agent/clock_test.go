@@ -32,8 +32,14 @@ func TestAgentClockAnswer(t *testing.T) {
 			[]string{clock, "Heute ist Montag.", "Heute ist Samstag."}, "Samstag, 28. November 2026 (2026-11-28), 10:30 UTC+01:00.\n\nHeute ist Samstag."},
 		{"off", "¿Qué día de la semana es hoy? Tengo que encargar café.", false,
 			[]string{clock, "Hoy es lunes."}, "Hoy es lunes."},
-		{"no clock read", "¿Qué día de la semana es hoy? Tengo que encargar café.", true,
+		{"a weekday the request names", "¿Qué día de la semana es hoy? Tengo que encargar café antes del lunes.", true,
 			[]string{"Hoy es lunes."}, "Hoy es lunes."},
+		{"a weekday from nowhere: the clock read", "今天星期几？我想安排一下这周的家务。", true,
+			[]string{"今天是星期五。", "今天是星期六。"}, "2026年11月28日 星期六 (2026-11-28), 09:30 UTC.\n\n今天是星期六。"},
+		{"a weekday from nowhere, off", "今天星期几？我想安排一下这周的家务。", false,
+			[]string{"今天是星期五。"}, "今天是星期五。"},
+		{"no weekday", "今天星期几？", true,
+			[]string{"我不知道。"}, "我不知道。"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -63,10 +69,15 @@ func TestAgentClockAnswer(t *testing.T) {
 			if turn.Content != tc.want {
 				t.Fatalf("answer %q, want %q", turn.Content, tc.want)
 			}
-			// The reply written before the date is not shown, not even
-			// streamed: a terminal that is not one would show it alone.
-			if tc.on && len(turn.Calls) > 0 && streamed.Len() > 0 {
+			// A reply written after the model read the clock, before the
+			// date, is not streamed. (One that names a weekday from
+			// nowhere is, before offgrid reads the clock: the answer
+			// written again follows it.)
+			if tc.on && len(turn.Calls) > 0 && !turn.Calls[0].ByAgent && streamed.Len() > 0 {
 				t.Errorf("streamed %q", streamed.String())
+			}
+			if strings.Contains(tc.name, "the clock read") && (len(turn.Calls) != 1 || !turn.Calls[0].ByAgent || turn.Calls[0].Name != clockTool) {
+				t.Errorf("calls %+v, want offgrid's read of the clock", turn.Calls)
 			}
 			if eng.calls != len(tc.replies) {
 				t.Errorf("%d replies of %d", eng.calls, len(tc.replies))

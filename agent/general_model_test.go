@@ -428,3 +428,24 @@ func TestDefaultModelClockAnswer(t *testing.T) {
 		t.Errorf("the answer does not begin with %q: %q", dates[0], turn.Content)
 	}
 }
+
+// TestDefaultModelWeekdayFromNowhere: asked in Chinese which weekday it
+// is, with chores to plan, the 0.5B chose the task list and answered
+// "今天是星期五。" from an empty one, on a Saturday. A weekday that no
+// result names has offgrid read the clock; the answer names today's.
+func TestDefaultModelWeekdayFromNowhere(t *testing.T) {
+	a, dir := generalAgent(t)
+	os.MkdirAll(filepath.Join(dir, "household"), 0o755)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Flat notebook\n\nNotes of the flat: meetings, recipes, the household.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "household", "chores.md"), []byte("# Chores\n\n- Kitchen: Anna\n- Bathroom: Tom\n"), 0o644)
+	before := time.Now()
+	turn, err := a.Send(t.Context(), "今天星期几？我想安排一下这周的家务。", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := calendar.Weekdays(turn.Content)
+	today := []time.Weekday{before.Weekday(), time.Now().Weekday()}
+	if len(days) == 0 || slices.ContainsFunc(days, func(d time.Weekday) bool { return !slices.Contains(today, d) }) {
+		t.Errorf("the answer names %v, want today (%v): %q; calls:\n%s", days, today[0], turn.Content, callsOf(turn))
+	}
+}

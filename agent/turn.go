@@ -74,6 +74,15 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			// language (clock.go).
 			return a.answerSeparately(ctx, a.budget.turn, &t.turn, on)
 		case len(comp.Calls) == 0:
+			// A weekday named from nowhere: the clock is read, and the
+			// answer written from its date (clock.go).
+			again, err := a.readClock(ctx, &t.turn, comp.Content, on)
+			switch {
+			case err != nil:
+				return t.turn, err
+			case again:
+				return a.answerSeparately(ctx, a.budget.turn, &t.turn, on)
+			}
 			return a.final(t, comp), nil
 		}
 		switch a.onRepeat(t, comp.Calls) {

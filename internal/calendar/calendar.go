@@ -7,7 +7,11 @@ package calendar
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Languages are the languages Date writes, as ISO 639-1 codes, English
@@ -72,4 +76,49 @@ func Date(lang string, t time.Time) (string, bool) {
 	default: // zh, ja
 		return fmt.Sprintf("%d年%d月%d日 %s", y, m, d, day), true
 	}
+}
+
+// Weekdays returns the days text names, in any of Languages, Sunday
+// first: a name in letters as a word of its own ("Montag", not
+// "Montage"; any case), a Chinese or Japanese one anywhere.
+func Weekdays(text string) []time.Weekday {
+	lower := strings.ToLower(text)
+	var days []time.Weekday
+	for _, lang := range Languages {
+		for d, name := range weekdays[lang] {
+			if named(lower, strings.ToLower(name)) && !slices.Contains(days, time.Weekday(d)) {
+				days = append(days, time.Weekday(d))
+			}
+		}
+	}
+	slices.Sort(days)
+	return days
+}
+
+// named reports whether text holds name: where name begins and ends with
+// a letter of a script written with spaces, not inside a longer word.
+func named(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if !wordLetter(before) && !wordLetter(after) || !spaced(name) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+// wordLetter reports whether r is a letter of a word.
+func wordLetter(r rune) bool { return r != utf8.RuneError && unicode.IsLetter(r) }
+
+// spaced reports whether name is written in a script with spaces between
+// words (its first letter is not Han or kana).
+func spaced(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }

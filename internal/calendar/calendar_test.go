@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -58,4 +59,25 @@ func ExampleDate() {
 	// Tuesday, 4 March 2025
 	// Dienstag, 4. März 2025
 	// 2025年3月4日 火曜日
+}
+
+func TestWeekdays(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []time.Weekday
+	}{
+		{"Today is Saturday.", []time.Weekday{time.Saturday}},
+		{"Hoy es lunes, no sábado.", []time.Weekday{time.Monday, time.Saturday}},
+		{"今天是星期五。", []time.Weekday{time.Friday}},
+		{"今日は日曜日です。", []time.Weekday{time.Sunday}},
+		{"Der heute ist den MONTAG", []time.Weekday{time.Monday}},
+		{"Die Montage beginnt um acht.", nil}, // a longer word
+		{"samedi-dimanche", []time.Weekday{time.Sunday, time.Saturday}},
+		{"今天星期几？", nil},
+		{"2026-11-28", nil},
+	} {
+		if got := Weekdays(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("Weekdays(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
 }
