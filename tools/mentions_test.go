@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"syscall"
 	"testing"
 )
 
@@ -22,9 +21,6 @@ func TestMentioned(t *testing.T) {
 	os.WriteFile(outside, []byte("x\n"), 0o644)
 	defer os.Remove(outside)
 	if err := os.Symlink(outside, filepath.Join(root, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	file := func(p string) Mention { return Mention{Path: p} }
@@ -55,7 +51,6 @@ func TestMentioned(t *testing.T) {
 		{"a well-documented pipe-line", nil},
 		{"Read ../" + filepath.Base(outside), []Mention{{Path: "../" + filepath.Base(outside), Missing: true}}},
 		{"Read link.txt", []Mention{{Path: "link.txt", Missing: true}}}, // a link out of the root
-		{"Read pipe.txt", nil}, // not a regular file
 		{"Fetch https://notes.txt/x", nil},
 	} {
 		if got := Mentioned(root, tc.request); !reflect.DeepEqual(got, tc.want) {

@@ -189,3 +189,15 @@ func TestReadLimits(t *testing.T) {
 		t.Errorf("read_file of a 3 MB line returned %d bytes of it (want %d) and %q", n, maxLine, res.Text()[max(0, len(res.Text())-80):])
 	}
 }
+
+// TestMentionedFIFO: a FIFO the request names is not a file it mentions
+// (reading it would block).
+func TestMentionedFIFO(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Mentioned(root, "Read pipe.txt"); got != nil {
+		t.Errorf("Mentioned(Read pipe.txt) = %+v, want nil", got)
+	}
+}
