@@ -110,9 +110,12 @@ type Checks struct {
 	// were; "*" means every fixture file no other check names.
 	Unchanged []string `json:"unchanged,omitempty"`
 	// Answer lists texts the final answer must all contain; AnswerAny,
-	// texts of which it must contain one (both case-insensitive).
-	Answer    []string `json:"answer,omitempty"`
-	AnswerAny []string `json:"answer_any,omitempty"`
+	// texts of which it must contain one; AnswerNone, texts it must not
+	// contain: a list asked for must not be every name there is (all
+	// case-insensitive).
+	Answer     []string `json:"answer,omitempty"`
+	AnswerAny  []string `json:"answer_any,omitempty"`
+	AnswerNone []string `json:"answer_none,omitempty"`
 	// Invented lists regular expressions for content the answer may hold
 	// only if a tool result of the turn held it: the lines of a file the
 	// agent could not read, a listing it never got. A match that no tool
@@ -285,7 +288,7 @@ func ParseSuite(data []byte) (*Suite, error) {
 				return nil, fmt.Errorf("%w: task %s: invented: %v", ErrSuite, t.ID, err)
 			}
 		}
-		if len(c.Called)+len(c.NotCalled)+len(c.Contains)+len(c.Absent)+len(c.Lines)+len(c.Missing)+len(c.Answer)+len(c.AnswerAny)+len(c.Invented) == 0 && !c.NoTools {
+		if len(c.Called)+len(c.NotCalled)+len(c.Contains)+len(c.Absent)+len(c.Lines)+len(c.Missing)+len(c.Answer)+len(c.AnswerAny)+len(c.AnswerNone)+len(c.Invented) == 0 && !c.NoTools {
 			return nil, fmt.Errorf("%w: task %s checks nothing", ErrSuite, t.ID)
 		}
 		for name := range s.files(t) {
@@ -434,6 +437,9 @@ func (s *Suite) check(t Task, o outcome) []string {
 	if !c.holdsAny(o.answer, expand) {
 		fail("the answer contains none of %q: %q", c.AnswerAny, shorten(o.answer, 160))
 	}
+	if s, ok := c.holdsNone(o.answer, expand); !ok {
+		fail("the answer contains %q: %q", s, shorten(o.answer, 160))
+	}
 	for _, s := range invented(c, o) {
 		fail("fabricated: the answer holds %q, which no tool returned", shorten(s, 80))
 	}
@@ -476,6 +482,17 @@ func (c Checks) holdsAny(text string, expand func(string) []string) bool {
 	return len(c.AnswerAny) == 0 || slices.ContainsFunc(c.AnswerAny, func(s string) bool {
 		return containsAll(text, []string{s}, expand, true)
 	})
+}
+
+// holdsNone reports whether text holds none of c.AnswerNone (case
+// folded), or the first it holds.
+func (c Checks) holdsNone(text string, expand func(string) []string) (string, bool) {
+	for _, s := range c.AnswerNone {
+		if containsAll(text, []string{s}, expand, true) {
+			return s, false
+		}
+	}
+	return "", true
 }
 
 // answerShown reports whether the tool results the model was shown held

@@ -103,15 +103,16 @@ func TestParseSuiteErrors(t *testing.T) {
 func TestCheck(t *testing.T) {
 	s := &Suite{Fixtures: map[string]map[string]string{"f": {"a.txt": "one\ntwo\nthree\n", "b.txt": "keep\n"}}}
 	task := Task{ID: "t", Fixture: "f", Checks: Checks{
-		Called:    []CallCheck{{Tool: "read_file", Args: []string{"a.txt"}}},
-		NotCalled: []string{"bash"},
-		Contains:  map[string][]string{"a.txt": {"TWO"}},
-		Absent:    map[string][]string{"a.txt": {"two"}},
-		Lines:     map[string]map[string]string{"a.txt": {"1": "one", "-1": "three"}},
-		Missing:   []string{"c.txt"},
-		Unchanged: []string{"*"},
-		Answer:    []string{"{root}", "{year}"},
-		AnswerAny: []string{"yes", "sure"},
+		Called:     []CallCheck{{Tool: "read_file", Args: []string{"a.txt"}}},
+		NotCalled:  []string{"bash"},
+		Contains:   map[string][]string{"a.txt": {"TWO"}},
+		Absent:     map[string][]string{"a.txt": {"two"}},
+		Lines:      map[string]map[string]string{"a.txt": {"1": "one", "-1": "three"}},
+		Missing:    []string{"c.txt"},
+		Unchanged:  []string{"*"},
+		Answer:     []string{"{root}", "{year}"},
+		AnswerAny:  []string{"yes", "sure"},
+		AnswerNone: []string{"b.txt"},
 	}}
 	dir := t.TempDir()
 	if err := s.setUp(task, dir); err != nil {
@@ -139,6 +140,7 @@ func TestCheck(t *testing.T) {
 		{"forbidden call", func(o *outcome) { o.calls = append(o.calls, CallRecord{Name: "bash"}) }, "called bash"},
 		{"answer", func(o *outcome) { o.answer = "sure, 2031" }, "does not contain all"},
 		{"answer any", func(o *outcome) { o.answer = dir + " 2031" }, "none of"},
+		{"answer none", func(o *outcome) { o.answer += ", and B.TXT" }, `the answer contains "b.txt"`},
 		{"b changed", func(o *outcome) { os.WriteFile(filepath.Join(dir, "b.txt"), []byte("x"), 0o644) }, "b.txt changed"},
 		{"c created", func(o *outcome) { os.WriteFile(filepath.Join(dir, "c.txt"), []byte("x"), 0o644) }, "c.txt exists"},
 		{"line", func(o *outcome) { os.WriteFile(filepath.Join(dir, "a.txt"), []byte("zero\nTWO\nthree\n"), 0o644) }, "line 1"},
