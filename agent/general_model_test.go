@@ -121,6 +121,26 @@ func TestDefaultModelListsInFrench(t *testing.T) {
 	}
 }
 
+// TestDefaultModelListsFilesBelowFolders: asked in Chinese for every test
+// file of a project, the default model names the test files that lie
+// below its folders. Shown only the top folder's listing (cmd/,
+// internal/, docs/), the 0.5B named a tests/test_requirements.txt that
+// does not exist.
+func TestDefaultModelListsFilesBelowFolders(t *testing.T) {
+	a, dir := generalAgent(t)
+	for _, p := range []string{"go.mod", "cmd/app/main.go", "internal/store/store.go", "internal/store/store_test.go", "internal/web/web_test.go", "docs/design.md"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte("package x\n"), 0o644)
+	}
+	turn, err := a.Send(t.Context(), "列出这个项目里所有的测试文件。", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(turn.Content, "store_test.go") || !strings.Contains(turn.Content, "web_test.go") {
+		t.Fatalf("answer %q; calls:\n%s\nwant both test files named", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelDeniedReadIsGrounded: asked for a file outside the
 // working directory, the default model's answer names the refusal and
 // shows none of the file's lines; before offgrid wrote the answer's start

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -557,5 +558,63 @@ func TestWriteFileFidelity(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
 			t.Errorf("%.20s… = %q, %v; want %q", name, b, err, want)
 		}
+	}
+}
+
+// TestLsBelow: a listing of a directory with folders ends with the files
+// below them, as grep_search would find them (not hidden, not ignored),
+// or their count when they are many.
+func TestLsBelow(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a.txt", "src/x.go", "src/pkg/y_test.go", ".hidden/d/w.txt", "build/out.bin", "src/pkg/.env"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644)
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args, want string // want: the listing's last line; "" for none
+	}{
+		{`{}`, "Below its folders, 2 files: src/pkg/y_test.go, src/x.go"},
+		{`{"show_hidden":true}`, "Below its folders, 4 files: .hidden/d/w.txt, src/pkg/.env, src/pkg/y_test.go, src/x.go"},
+		{`{"path":"src"}`, "Below its folders, 1 file: pkg/y_test.go"},
+		{`{"path":".hidden"}`, "Below its folders, 1 file: d/w.txt"}, // the folder asked for is entered
+		{`{"path":"src/pkg"}`, ""}, // no folders
+		{`{"path":"build"}`, ""},
+	} {
+		res := r.Execute(t.Context(), "ls", json.RawMessage(tc.args))
+		if !res.Success {
+			t.Fatalf("ls %s: %s", tc.args, res.Text())
+		}
+		lines := strings.Split(strings.TrimSpace(res.Text()), "\n")
+		last := lines[len(lines)-1]
+		if !strings.HasPrefix(last, "Below") && !strings.HasPrefix(last, "No files") {
+			last = ""
+		}
+		if last != tc.want {
+			t.Errorf("ls %s ends %q, want %q\n%s", tc.args, last, tc.want, res.Text())
+		}
+		if l, ok := ParseListing(res.Text()); !ok || slices.ContainsFunc(l.Names, func(n string) bool { return strings.Contains(n, "Below") }) {
+			t.Errorf("ParseListing(ls %s) = %+v, %v", tc.args, l, ok)
+		}
+	}
+	for i := range maxBelowNamed + 1 {
+		p := filepath.Join(root, "many", fmt.Sprintf("f%02d.txt", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x\n"), 0o644)
+	}
+	res := r.Execute(t.Context(), "ls", json.RawMessage(`{}`))
+	if want := fmt.Sprintf("%d files below its folders (ls a folder to see them).", maxBelowNamed+3); !strings.HasSuffix(strings.TrimSpace(res.Text()), want) {
+		t.Errorf("ls of many files ends:\n%s\nwant %q", res.Text(), want)
+	}
+	os.MkdirAll(filepath.Join(root, "src", "empty"), 0o755)
+	os.Remove(filepath.Join(root, "src", "pkg", "y_test.go"))
+	os.Remove(filepath.Join(root, "src", "pkg", ".env"))
+	res = r.Execute(t.Context(), "ls", json.RawMessage(`{"path":"src"}`))
+	if !strings.HasSuffix(strings.TrimSpace(res.Text()), "No files below its folders.") {
+		t.Errorf("ls of empty folders ends:\n%s", res.Text())
 	}
 }

@@ -255,10 +255,64 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 	}
 	fmt.Fprintf(&b, ", total size %s", humanSize(total))
 	if len(shown) < len(entries) {
-		fmt.Fprintf(&b, " (showing %d of %d entries; raise max_entries to see more)", len(shown), len(entries))
+		fmt.Fprintf(&b, " (showing %d of %d entries)", len(shown), len(entries))
 	}
 	b.WriteByte('\n')
+	if dirs > 0 {
+		b.WriteString(f.below(ctx, dir, a.ShowHidden))
+	}
 	return b.String(), nil
+}
+
+// Bounds of the files ls names below a directory's folders: it names
+// them all up to maxBelowNamed of them in maxBelowBytes, and counts them
+// up to maxBelowCounted.
+const (
+	maxBelowNamed   = 60
+	maxBelowBytes   = 2 << 10
+	maxBelowCounted = 10000
+)
+
+// below returns the line ls ends a listing of the directory dir with
+// when dir has folders: the files below them, by their paths from dir,
+// or how many there are when they are more than maxBelowNamed or their
+// names longer than maxBelowBytes. Asked for the test files of a Go
+// module, the 0.5B listed its top folder, saw cmd/, internal/ and
+// testdata/, and answered that there were 6.
+// Files .gitignore ignores are left out, as grep_search leaves them.
+func (f *fileTools) below(ctx context.Context, dir string, hidden bool) string {
+	prefix := ""
+	if d := filepath.ToSlash(dir); d != "." {
+		prefix = d + "/"
+	}
+	var names []string
+	n, size := 0, 0
+	errFull := errors.New("full")
+	_, err := f.walkFilesUnder(ctx, filepath.ToSlash(dir), hidden, false, func(rel string) (string, error) {
+		name := strings.TrimPrefix(rel, prefix)
+		if !strings.Contains(name, "/") {
+			return "", nil // in the table already
+		}
+		if n++; n <= maxBelowNamed {
+			names = append(names, name)
+			size += len(name) + 2
+		}
+		if n > maxBelowCounted {
+			return "", errFull
+		}
+		return "", nil
+	})
+	switch {
+	case err != nil && !errors.Is(err, errFull):
+		return ""
+	case n == 0:
+		return "No files below its folders.\n"
+	case n > maxBelowCounted:
+		return fmt.Sprintf("More than %d files below its folders.\n", maxBelowCounted)
+	case n > maxBelowNamed || size > maxBelowBytes:
+		return fmt.Sprintf("%s below its folders (ls a folder to see them).\n", plural(n, "file"))
+	}
+	return fmt.Sprintf("Below its folders, %s: %s\n", plural(n, "file"), strings.Join(names, ", "))
 }
 
 // Listing is what a result of ls lists: the directory, as ls shows it,

@@ -187,6 +187,14 @@ type grepMatch struct {
 // all. A note fn returns, and one for each ignore file that could not
 // be read, is returned; an error from fn other than nil ends the walk.
 func (f *fileTools) walkFiles(ctx context.Context, hidden, all bool, fn func(rel string) (note string, err error)) ([]string, error) {
+	return f.walkFilesUnder(ctx, ".", hidden, all, fn)
+}
+
+// walkFilesUnder is walkFiles for the files below the folder under
+// (relative to the root, slash separated): the folders on the way to it
+// are entered only for their ignore files.
+func (f *fileTools) walkFilesUnder(ctx context.Context, under string, hidden, all bool, fn func(rel string) (note string, err error)) ([]string, error) {
+	under = path.Clean(under)
 	var notes []string
 	ignore := func(rel string, domain []string) []gitignore.Pattern {
 		ps, err := f.readIgnore(rel, domain)
@@ -217,20 +225,27 @@ func (f *fileTools) walkFiles(ctx context.Context, hidden, all bool, fn func(rel
 				}
 				return nil
 			}
-			if vcsDirs[name] || !hidden && strings.HasPrefix(name, ".") {
+			below := under == "." || strings.HasPrefix(rel, under+"/")
+			if !below && rel != under && !strings.HasPrefix(under, rel+"/") {
+				return fs.SkipDir // neither below under nor on the way to it
+			}
+			// The folder asked for, and those on the way to it, are
+			// entered whatever their names: only their ignore files
+			// matter.
+			if below && (vcsDirs[name] || !hidden && strings.HasPrefix(name, ".")) {
 				return fs.SkipDir
 			}
 			parts := strings.Split(rel, "/")
 			if !all {
-				if gitignore.NewMatcher(patterns).Match(parts, true) {
+				if below && gitignore.NewMatcher(patterns).Match(parts, true) {
 					return fs.SkipDir
 				}
 				patterns = append(patterns, ignore(path.Join(rel, ".gitignore"), parts)...)
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil // links, devices, sockets
+		if !d.Type().IsRegular() || under != "." && !strings.HasPrefix(rel, under+"/") {
+			return nil // links, devices, sockets; files on the way to under
 		}
 		if !hidden && strings.HasPrefix(name, ".") {
 			return nil
