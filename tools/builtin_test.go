@@ -610,11 +610,17 @@ func TestLsBelow(t *testing.T) {
 	if want := fmt.Sprintf("%d files below its folders (ls a folder to see them).", maxBelowNamed+3); !strings.HasSuffix(strings.TrimSpace(res.Text()), want) {
 		t.Errorf("ls of many files ends:\n%s\nwant %q", res.Text(), want)
 	}
+	// Folders with no file to name: no line, rather than "no files"
+	// where ignored ones are.
 	os.MkdirAll(filepath.Join(root, "src", "empty"), 0o755)
 	os.Remove(filepath.Join(root, "src", "pkg", "y_test.go"))
 	os.Remove(filepath.Join(root, "src", "pkg", ".env"))
-	res = r.Execute(t.Context(), "ls", json.RawMessage(`{"path":"src"}`))
-	if !strings.HasSuffix(strings.TrimSpace(res.Text()), "No files below its folders.") {
-		t.Errorf("ls of empty folders ends:\n%s", res.Text())
+	os.MkdirAll(filepath.Join(root, "build", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "build", "sub", "x.o"), []byte("x\n"), 0o644)
+	for _, dir := range []string{"src", "build"} {
+		res = r.Execute(t.Context(), "ls", json.RawMessage(`{"path":"`+dir+`"}`))
+		if !res.Success || strings.Contains(res.Text(), "below its folders") {
+			t.Errorf("ls %s:\n%s\nwant no line on the files below", dir, res.Text())
+		}
 	}
 }

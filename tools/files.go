@@ -276,10 +276,11 @@ const (
 // below returns the line ls ends a listing of the directory dir with
 // when dir has folders: the files below them, by their paths from dir,
 // or how many there are when they are more than maxBelowNamed or their
-// names longer than maxBelowBytes. Asked for the test files of a Go
-// module, the 0.5B listed its top folder, saw cmd/, internal/ and
-// testdata/, and answered that there were 6.
-// Files .gitignore ignores are left out, as grep_search leaves them.
+// names longer than maxBelowBytes; "" when there is none to name. Files
+// are those grep_search reads: not hidden (unless hidden), not ignored
+// by .gitignore. Asked for the test files of a Go module, the 0.5B
+// listed its top folder, saw cmd/, internal/ and testdata/, and answered
+// that there were 6.
 func (f *fileTools) below(ctx context.Context, dir string, hidden bool) string {
 	prefix := ""
 	if d := filepath.ToSlash(dir); d != "." {
@@ -303,10 +304,8 @@ func (f *fileTools) below(ctx context.Context, dir string, hidden bool) string {
 		return "", nil
 	})
 	switch {
-	case err != nil && !errors.Is(err, errFull):
-		return ""
-	case n == 0:
-		return "No files below its folders.\n"
+	case err != nil && !errors.Is(err, errFull), n == 0:
+		return "" // none, or none that is not hidden or ignored
 	case n > maxBelowCounted:
 		return fmt.Sprintf("More than %d files below its folders.\n", maxBelowCounted)
 	case n > maxBelowNamed || size > maxBelowBytes:
