@@ -270,7 +270,7 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 const (
 	maxBelowNamed   = 60
 	maxBelowBytes   = 2 << 10
-	maxBelowCounted = 10000
+	maxBelowCounted = 1000
 )
 
 // below returns the line ls ends a listing of the directory dir with
