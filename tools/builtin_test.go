@@ -623,4 +623,16 @@ func TestLsBelow(t *testing.T) {
 			t.Errorf("ls %s:\n%s\nwant no line on the files below", dir, res.Text())
 		}
 	}
+	// A listing cancelled while it looks below its folders fails; it is
+	// not shown without its last line.
+	sb, err := NewSandbox(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.dir.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if out, err := (&fileTools{sb: sb}).ls(ctx, lsArgs{Path: ".", SortBy: "name"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ls = %q, %v; want context.Canceled", out, err)
+	}
 }

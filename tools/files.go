@@ -259,7 +259,11 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 	}
 	b.WriteByte('\n')
 	if dirs > 0 {
-		b.WriteString(f.below(ctx, dir, a.ShowHidden))
+		line, err := f.below(ctx, dir, a.ShowHidden)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(line)
 	}
 	return b.String(), nil
 }
@@ -280,8 +284,9 @@ const (
 // are those grep_search reads: not hidden (unless hidden), not ignored
 // by .gitignore. Asked for the test files of a Go module, the 0.5B
 // listed its top folder, saw cmd/, internal/ and testdata/, and answered
-// that there were 6.
-func (f *fileTools) below(ctx context.Context, dir string, hidden bool) string {
+// that there were 6. The error is the walk's (a cancelled listing): a
+// listing without the line would say less than ls was asked for.
+func (f *fileTools) below(ctx context.Context, dir string, hidden bool) (string, error) {
 	prefix := ""
 	if d := filepath.ToSlash(dir); d != "." {
 		prefix = d + "/"
@@ -304,14 +309,16 @@ func (f *fileTools) below(ctx context.Context, dir string, hidden bool) string {
 		return "", nil
 	})
 	switch {
-	case err != nil && !errors.Is(err, errFull), n == 0:
-		return "" // none, or none that is not hidden or ignored
+	case err != nil && !errors.Is(err, errFull):
+		return "", err
+	case n == 0:
+		return "", nil // none, or none that is not hidden or ignored
 	case n > maxBelowCounted:
-		return fmt.Sprintf("More than %d files below its folders.\n", maxBelowCounted)
+		return fmt.Sprintf("More than %d files below its folders.\n", maxBelowCounted), nil
 	case n > maxBelowNamed || size > maxBelowBytes:
-		return fmt.Sprintf("%s below its folders (ls a folder to see them).\n", plural(n, "file"))
+		return fmt.Sprintf("%s below its folders (ls a folder to see them).\n", plural(n, "file")), nil
 	}
-	return fmt.Sprintf("Below its folders, %s: %s\n", plural(n, "file"), strings.Join(names, ", "))
+	return fmt.Sprintf("Below its folders, %s: %s\n", plural(n, "file"), strings.Join(names, ", ")), nil
 }
 
 // Listing is what a result of ls lists: the directory, as ls shows it,
