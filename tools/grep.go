@@ -207,6 +207,7 @@ func (f *fileTools) walkFilesUnder(ctx context.Context, under string, hidden, al
 	if !all {
 		patterns = append(patterns, ignore(filepath.Join(".git", "info", "exclude"), nil)...)
 	}
+	inside := func(rel string) bool { return under == "." || strings.HasPrefix(rel, under+"/") }
 	err := fs.WalkDir(sandboxFS{f.sb}, ".", func(rel string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -225,7 +226,7 @@ func (f *fileTools) walkFilesUnder(ctx context.Context, under string, hidden, al
 				}
 				return nil
 			}
-			below := under == "." || strings.HasPrefix(rel, under+"/")
+			below := inside(rel)
 			if !below && rel != under && !strings.HasPrefix(under, rel+"/") {
 				return fs.SkipDir // neither below under nor on the way to it
 			}
@@ -244,7 +245,7 @@ func (f *fileTools) walkFilesUnder(ctx context.Context, under string, hidden, al
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || under != "." && !strings.HasPrefix(rel, under+"/") {
+		if !d.Type().IsRegular() || !inside(rel) {
 			return nil // links, devices, sockets; files on the way to under
 		}
 		if !hidden && strings.HasPrefix(name, ".") {
