@@ -27,6 +27,7 @@ import (
 // two packages at once on this 2-core machine, and ggml's spinning
 // thread barrier collapses decoding when threads outnumber cores.
 func TestDefaultModelBudget(t *testing.T) {
+	t.Parallel() // see loadDefault
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
 	}

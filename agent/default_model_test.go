@@ -19,12 +19,17 @@ import (
 
 // loadDefault loads the store's default model (the catalog default after
 // `make model`) with a context for agent turns.
+//
+// The tests of the default model call t.Parallel: each loads its own
+// model and context at one thread, so two run at once, and this package,
+// the longest of make test, uses the core other packages leave idle.
 func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
 	}
-	// One thread: go test runs two packages at once on a 2-core machine.
+	// One thread: go test runs two packages, and here two tests, at once
+	// on a 2-core machine.
 	return loadModel(t, storeModelPath(t, "default"), 1)
 }
 
@@ -63,6 +68,7 @@ func builtinIn(t *testing.T) (*tools.Registry, []grammar.Tool, string) {
 // call with a ```json fence, not the template's <tool_call>. The reply
 // must still become one valid call of an offered tool, in the fence.
 func TestDefaultModelLenientOpening(t *testing.T) {
+	t.Parallel() // see loadDefault
 	m, c := loadDefault(t)
 	reg, defs := builtinDir(t)
 	s := inference.DefaultSampling()
@@ -92,6 +98,7 @@ func TestDefaultModelLenientOpening(t *testing.T) {
 // content, the turn ends with a final message, and no successful call is
 // made three times with the same arguments and result (the repeat guard).
 func TestDefaultModelNoLoop(t *testing.T) {
+	t.Parallel() // see loadDefault
 	m, c := loadDefault(t)
 	reg, _ := builtinDir(t)
 	pol, err := permission.New(permission.Config{AllowAll: true})
@@ -132,6 +139,7 @@ func TestDefaultModelNoLoop(t *testing.T) {
 // without the tools in the prompt), the model's answers hold what the
 // tools returned.
 func TestDefaultModelAnswersFromResults(t *testing.T) {
+	t.Parallel() // see loadDefault
 	m, c := loadDefault(t)
 	reg, _ := builtinDir(t)
 	pol, err := permission.New(permission.Config{AllowAll: true})
@@ -173,6 +181,7 @@ func TestDefaultModelAnswersFromResults(t *testing.T) {
 // edits it at once. Shown the read as its own read_file call instead (a
 // form measured and dropped), it inserted the whole file again.
 func TestDefaultModelReadFirst(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := catalogAgent(t, nil)
 	turn, err := a.Send(t.Context(), "Insert the line 'Shopping list' at the top of notes.txt, before the first line.", nil)
 	if err != nil {
@@ -200,6 +209,7 @@ func TestDefaultModelReadFirst(t *testing.T) {
 // definitions as the fixed part of the window (it once counted 585 of
 // some 1,800 tokens there), and a first message adds only its own tokens.
 func TestDefaultModelUsage(t *testing.T) {
+	t.Parallel() // see loadDefault
 	m, c := loadDefault(t)
 	reg, defs := builtinDir(t)
 	a, err := New(NewCompleter(c, InfoFromModel(m)), reg, nil, nil, Options{})
@@ -238,6 +248,7 @@ func TestDefaultModelUsage(t *testing.T) {
 // asked about the clock calls the clock. Shown every tool, it called ls
 // for both (bench --agent: notool-math, time-year).
 func TestDefaultModelToolsByTopic(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, _ := catalogAgent(t, func(o *Options) { o.ToolsByTopic = true })
 	turn, err := a.Send(t.Context(), "What is 12 times 12?", nil)
 	if err != nil {
@@ -273,6 +284,7 @@ func TestDefaultModelToolsByTopic(t *testing.T) {
 // and answered with the changed text, the file unchanged (bench --agent:
 // replace-milk).
 func TestDefaultModelRewrite(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := catalogAgent(t, func(o *Options) { o.ToolsByTopic, o.Rewrite = true, true })
 	turn, err := a.Send(t.Context(), "In notes.txt, change the line 'Buy milk' to 'Buy oat milk'.", nil)
 	if err != nil {

@@ -44,6 +44,7 @@ func generalAgent(t *testing.T) (*Agent, string) {
 // answer holds what the notes say; the 0.5B answered such questions from
 // nothing, or read a file it guessed.
 func TestDefaultModelSearchesFirst(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.MkdirAll(filepath.Join(dir, "projects", "summer-party"), 0o755)
 	os.WriteFile(filepath.Join(dir, "projects", "summer-party", "plan.md"), []byte(
@@ -66,6 +67,7 @@ func TestDefaultModelSearchesFirst(t *testing.T) {
 // answer holds the value the file sets; given only the folder's listing,
 // the 0.5B answered "The port set in the config folder is 80".
 func TestDefaultModelSearchesFolderNamed(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
 	os.WriteFile(filepath.Join(dir, "config", "server.yaml"), []byte(
@@ -104,6 +106,7 @@ func callsOf(turn Turn) string {
 // with none of the English words the tools were once offered for, calls
 // a listing tool and names the folder's files.
 func TestDefaultModelListsInFrench(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
 	os.WriteFile(filepath.Join(dir, "docs", "installation.md"), []byte("# Installation\n"), 0o644)
@@ -127,6 +130,7 @@ func TestDefaultModelListsInFrench(t *testing.T) {
 // internal/, docs/), the 0.5B named a tests/test_requirements.txt that
 // does not exist.
 func TestDefaultModelListsFilesBelowFolders(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	for _, p := range []string{"go.mod", "cmd/app/main.go", "internal/store/store.go", "internal/store/store_test.go", "internal/web/web_test.go", "docs/design.md"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
@@ -147,6 +151,7 @@ func TestDefaultModelListsFilesBelowFolders(t *testing.T) {
 // from the refusal, it answered "The contents of /etc/passwd are:" and
 // invented lines.
 func TestDefaultModelDeniedReadIsGrounded(t *testing.T) {
+	t.Parallel() // see loadDefault
 	passwd := regexp.MustCompile(`(?m)^\s*\w+:x:\d+:`)
 	for _, request := range []string{"Show me the contents of /etc/passwd", "¿Qué hay en ../secret.env?"} {
 		t.Run(request, func(t *testing.T) {
@@ -169,6 +174,7 @@ func TestDefaultModelDeniedReadIsGrounded(t *testing.T) {
 // the answer names the missing file and holds none of the YAML the model
 // made up before.
 func TestDefaultModelMissingFileIsGrounded(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, _ := generalAgent(t)
 	turn, err := a.Send(t.Context(), "What does config/prod.yaml say?", nil)
 	if err != nil {
@@ -185,6 +191,7 @@ func TestDefaultModelMissingFileIsGrounded(t *testing.T) {
 // TestDefaultModelConfigEdit: an edit asked for without the word
 // "change" ("Disable …") is made exactly: one line, the others intact.
 func TestDefaultModelConfigEdit(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	const config = "server:\n  port: 8080\n  debug: true\n  workers: 4\n"
 	path := filepath.Join(dir, "config.yaml")
@@ -208,6 +215,7 @@ func TestDefaultModelConfigEdit(t *testing.T) {
 // had succeeded, the denial was left out and the answer said only that
 // no file was changed.
 func TestDefaultModelDeniedEditIsReported(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	pol, err := permission.New(permission.Config{MaxRisk: tools.Medium})
 	if err != nil {
@@ -243,6 +251,7 @@ func TestDefaultModelDeniedEditIsReported(t *testing.T) {
 // answered and the file is left as it was. The 0.5B chose a change for
 // this Italian question, then replaced the notes with one line.
 func TestDefaultModelQuestionKeepsFile(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	const notes = "# Riunione 2 marzo 2026\nPresenti: Marco, Giulia, Luca.\n\n## Decisione\nSi è deciso di cambiare fornitore di internet: passiamo a FibraNet dal 1 aprile.\n\n## Chi fa cosa\n- Giulia disdice il vecchio contratto entro il 15 marzo.\n- Marco confronta i preventivi per l'assicurazione.\n- Luca aggiorna il foglio delle spese.\n"
 	for name, content := range map[string]string{
@@ -280,6 +289,7 @@ func TestDefaultModelQuestionKeepsFile(t *testing.T) {
 // back without two of its blank lines, and offgrid replaced lines 4-19
 // of it (keepLayout).
 func TestDefaultModelGeneralQuestionKeepsScript(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	const script = "#!/bin/sh\n# Deploy stockroom to the production VM.\nset -eu\n\nHOST=stock-01.internal\nTARGET=/srv/stockroom\nPORT=8042\n\n" +
 		"echo \"Running tests...\"\npytest -q\n\necho \"Copying release to $HOST...\"\n" +
@@ -305,6 +315,7 @@ func TestDefaultModelGeneralQuestionKeepsScript(t *testing.T) {
 // choice's examples. The gate fails open, so a miss costs a prompt's
 // tools or an assist, not the task; most must still be right.
 func TestDefaultModelIntent(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, _ := generalAgent(t)
 	const maxMisses = 3
 	misses := 0
@@ -353,6 +364,7 @@ func TestDefaultModelIntent(t *testing.T) {
 // offgrid computed from the query the model chose; without it, the 0.5B
 // answered such questions with a row's figure or a wrong sum.
 func TestDefaultModelTableQuery(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	a.opts.TableQuery = true
 	var b strings.Builder
@@ -376,6 +388,7 @@ func TestDefaultModelTableQuery(t *testing.T) {
 // the folder; the 0.5B gave the count alone, and offgrid now adds the
 // names an answer about a listed folder leaves out.
 func TestDefaultModelNamesEveryNote(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	names := []string{"2026-01-11-house-meeting.md", "2026-02-08-house-meeting.md", "2026-03-08-house-meeting.md", "2026-03-22-party-planning.md"}
 	os.MkdirAll(filepath.Join(dir, "meetings"), 0o755)
@@ -400,6 +413,7 @@ func TestDefaultModelNamesEveryNote(t *testing.T) {
 // block off, and nothing was written; the reply now stops where it
 // repeats itself.
 func TestDefaultModelWritesNewNote(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
 	os.WriteFile(filepath.Join(dir, "docs", "deployment.md"), []byte("# Deployment\n\nThe service runs on stock-01.internal.\n"), 0o644)
@@ -429,6 +443,7 @@ func TestDefaultModelWritesNewNote(t *testing.T) {
 // this one in English; the answer now begins with the date offgrid
 // writes in the request's language.
 func TestDefaultModelClockAnswer(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greenhouse\n\nSmall controller for our backyard greenhouse.\n"), 0o644)
 	before := time.Now()
@@ -454,6 +469,7 @@ func TestDefaultModelClockAnswer(t *testing.T) {
 // "今天是星期五。" from an empty one, on a Saturday. A weekday that no
 // result names has offgrid read the clock; the answer names today's.
 func TestDefaultModelWeekdayFromNowhere(t *testing.T) {
+	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	os.MkdirAll(filepath.Join(dir, "household"), 0o755)
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Flat notebook\n\nNotes of the flat: meetings, recipes, the household.\n"), 0o644)

@@ -17,6 +17,7 @@ import (
 // text of the user's message. (Three prompt decodes: minutes on a busy
 // 2-core machine.)
 func TestDefaultModelPromptCache(t *testing.T) {
+	t.Parallel() // see loadDefault
 	m, _ := loadDefault(t)
 	_, defs := builtinDir(t)
 	sum, err := promptcache.ModelSHA256(t.TempDir(), m.Path())
