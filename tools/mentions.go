@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Mention is a file or directory of the working directory that a request
@@ -31,7 +32,9 @@ type Mention struct {
 // is not where the request puts it stands for the one file of the tree
 // (see [Files]) whose path ends with it, if there is exactly one:
 // "settings.yaml" for config/settings.yaml; a name that several files
-// end with is left out. A word that looks like a file's name or path (see
+// end with is left out. A word in capitals stands for the one file of
+// root it is the name of before the dot ("CHANGELOG" for CHANGELOG.md;
+// see capitalName). A word that looks like a file's name or path (see
 // [FileNames]) but names nothing in root is returned as Missing.
 func Mentioned(root, request string) []Mention {
 	r, err := os.OpenRoot(root)
@@ -39,13 +42,16 @@ func Mentioned(root, request string) []Mention {
 		return nil
 	}
 	defer r.Close()
-	entries := map[string]bool{} // the root's names without a dot, which a bare word may name
+	entries := map[string]bool{}   // the root's names without a dot, which a bare word may name
+	stems := map[string][]string{} // the root's names with a dot, by the part before it
 	if f, err := r.Open("."); err == nil {
 		names, _ := f.Readdirnames(1000)
 		f.Close()
 		for _, n := range names {
-			if !strings.Contains(n, ".") {
+			if stem, _, dot := strings.Cut(n, "."); !dot {
 				entries[n] = true
+			} else if stem != "" {
+				stems[stem] = append(stems[stem], n)
 			}
 		}
 	}
@@ -65,6 +71,11 @@ func Mentioned(root, request string) []Mention {
 			continue
 		}
 		bare := !strings.ContainsAny(w, "./")
+		if n := stems[w]; bare && !entries[w] && len(n) == 1 && capitalName(w) {
+			if w, bare = n[0], false; slices.Contains(seen, w) { // "CHANGELOG" for CHANGELOG.md
+				continue
+			}
+		}
 		if bare && !entries[w] {
 			if w = compoundEntry(w, entries); slices.Contains(seen, w) {
 				continue
@@ -96,6 +107,33 @@ func Mentioned(root, request string) []Mention {
 		}
 	}
 	return out
+}
+
+// capitalName reports whether w, a word of a request, is written as the
+// capital names of a project's own files are (README, CHANGELOG,
+// LICENSE, TODO): three or more letters, digits or underscores, none of
+// them a lower-case letter, at least one an upper-case one. Such a word
+// stands for the one file of the root it is the name of before the dot:
+// asked in Chinese whether "CHANGELOG" and the Makefile agree on the
+// version, the 0.5B was shown the Makefile alone, and said what the
+// changelog held without reading it. A word in lower case ("notes" of
+// notes.txt) is prose as often as a name, and is not looked up so.
+func capitalName(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	upper := false
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			upper = true
+		case unicode.IsLower(r):
+			return false
+		case r != '_' && !unicode.IsDigit(r):
+			return false
+		}
+	}
+	return upper
 }
 
 // compoundEntry returns the part of a hyphenated word that is the whole

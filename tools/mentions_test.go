@@ -17,6 +17,9 @@ func TestMentioned(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "docs", "sub"), 0o755)
 	os.WriteFile(filepath.Join(root, "docs", "sub", "x.md"), []byte("x\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "docs", "x.md"), []byte("x\n"), 0o644)
+	for _, name := range []string{"CHANGELOG.md", "TODO.md", "TODO.txt"} {
+		os.WriteFile(filepath.Join(root, name), []byte("x\n"), 0o644)
+	}
 	outside := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-secret.txt")
 	os.WriteFile(outside, []byte("x\n"), 0o644)
 	defer os.Remove(outside)
@@ -52,6 +55,13 @@ func TestMentioned(t *testing.T) {
 		{"Read ../" + filepath.Base(outside), []Mention{{Path: "../" + filepath.Base(outside), Missing: true}}},
 		{"Read link.txt", []Mention{{Path: "link.txt", Missing: true}}}, // a link out of the root
 		{"Fetch https://notes.txt/x", nil},
+		// A word in capitals names the one root file it is the name of
+		// before the dot; in lower or mixed case it is prose.
+		{"看一下 CHANGELOG 里最新发布的版本号和 notes.txt 是否一致", []Mention{file("CHANGELOG.md"), file("notes.txt")}},
+		{"Is the CHANGELOG.md in the CHANGELOG?", []Mention{file("CHANGELOG.md")}},
+		{"Was steht im Changelog?", nil},
+		{"What is left in TODO?", nil}, // TODO.md and TODO.txt: which is not known
+		{"Read NOTES", nil},
 	} {
 		if got := Mentioned(root, tc.request); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: %+v, want %+v", tc.request, got, tc.want)
