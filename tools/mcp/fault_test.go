@@ -188,6 +188,9 @@ func TestStartFaults(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			bad, pids := fault(t, "bad", tc.mode)
 			good, goodPids := fault(t, "good", "normal")
+			// The healthy server's own deadline wins: on a loaded
+			// machine, python3 took more than 1.5s to answer.
+			good.ConnectTimeout = 30 * time.Second
 			reg := tools.NewRegistry()
 			echoTool(reg)
 			w := &warnings{}

@@ -78,7 +78,9 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestServerTools(t *testing.T) {
-	reg, s, w := start(t, Options{Timeout: 500 * time.Millisecond}, testServer("t"))
+	// Long enough for the 1 MiB result on a loaded machine (500ms was
+	// not, on one ten times slower than usual); t_sleep waits it out.
+	reg, s, w := start(t, Options{Timeout: 5 * time.Second}, testServer("t"))
 	var names []string
 	for _, tl := range reg.Tools() {
 		names = append(names, tl.Name)
@@ -135,7 +137,7 @@ func TestServerTools(t *testing.T) {
 		{"t_fail", `{}`, false, tools.TypeIO, "disk on fire"},
 		{"t_structured", `{}`, true, tools.TypeNone, `{"answer":42}`},
 		{"t_huge", `{}`, true, tools.TypeNone, "[output truncated: showing the first 65536 of 1048576 bytes]"},
-		{"t_sleep", `{}`, false, tools.TypeIO, "MCP server t did not answer sleep within 500ms; the call was cancelled"},
+		{"t_sleep", `{}`, false, tools.TypeIO, "MCP server t did not answer sleep within 5s; the call was cancelled"},
 		{"t_dotted_name", `{}`, true, tools.TypeNone, "dotted"},
 		{"t_look", `{}`, true, tools.TypeNone, "looked"}, // the server still answers after the timeout
 	} {
