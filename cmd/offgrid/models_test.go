@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/internal/launch"
 )
 
@@ -228,6 +229,19 @@ func TestHelp(t *testing.T) {
 		}}
 		if code := runMain(t.Context(), env, tc.args); code != 0 || !strings.Contains(errb.String()+out.String(), tc.has) {
 			t.Errorf("%v: exit %d, want 0 and %q in:\n%s", tc.args, code, tc.has, errb.String())
+		}
+	}
+	// help run says what each assist does, on a line of its own.
+	var out, errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	runMain(t.Context(), env, []string{"help", "run"})
+	lines := strings.Split(errb.String(), "\n")
+	for _, a := range agent.Assists() {
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			f := strings.Fields(l)
+			return len(f) > 1 && f[0] == a.Name && strings.HasSuffix(l, "  "+a.Doc)
+		}) {
+			t.Errorf("help run does not describe the assist %s (%q):\n%s", a.Name, a.Doc, errb.String())
 		}
 	}
 	// Every command and sub-command answers help X and X --help.

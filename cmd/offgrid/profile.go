@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/offgrid-ai/offgrid/agent"
 	"github.com/offgrid-ai/offgrid/internal/launch"
@@ -48,7 +49,19 @@ func assistHelp() string {
 	for _, a := range agent.Assists() {
 		names = append(names, a.Name)
 	}
-	return "assists over the model's profile: NAME,… replaces them, +NAME adds one, -NAME removes one, none removes all (" + strings.Join(names, ", ") + "; see the README)"
+	return "assists over the model's profile: NAME,… replaces them, +NAME adds one, -NAME removes one, none removes all (" + strings.Join(names, ", ") + "; 'offgrid help run' describes each)"
+}
+
+// assistList describes each assist, one per line, for run's help.
+func assistList() string {
+	var b strings.Builder
+	b.WriteString("Assists (the model's profile picks them; --assist edits the choice):\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, a := range agent.Assists() {
+		fmt.Fprintf(tw, "  %s\t%s\n", a.Name, a.Doc)
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // profileHelp is the help of --profile.

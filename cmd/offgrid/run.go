@@ -68,7 +68,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 // runCommand is cmdRun with the source of Ctrl-C (interrupts) injectable
 // for tests; nil means the process's SIGINT.
 func runCommand(ctx context.Context, env *cliEnv, args []string, interrupts <-chan os.Signal) error {
-	fs := newFlagSet(env, "run", runSynopsis)
+	fs := newFlagSet(env, "run", runSynopsis+"\n\n"+assistList())
 	var f runFlags
 	fs.StringVarP(&f.model, "model", "m", "", "model: a store or catalog name, a GGUF path or URL (http, https, hf://OWNER/REPO/FILE.gguf); default: the default model")
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit (default: interactive)")
