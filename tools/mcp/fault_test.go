@@ -190,8 +190,8 @@ func TestStartFaults(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			bad, pids := fault(t, "bad", tc.mode)
 			good, goodPids := fault(t, "good", "normal")
-			// The healthy server's own deadline wins: on a loaded
-			// machine, python3 took more than 1.5s to answer.
+			// The healthy server's own deadline wins, so that only the
+			// bad one can miss the test's short one on a loaded machine.
 			good.ConnectTimeout = 30 * time.Second
 			reg := tools.NewRegistry()
 			echoTool(reg)
