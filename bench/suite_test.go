@@ -64,6 +64,7 @@ func TestMCPSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.MCPConnectTimeout = 3 * time.Minute // npx fetches the server on its first run
 	servers, err := s.startMCP(t.Context(), s.Tasks[0], dir, reg)
 	if err != nil {
 		testenv.Missing(t, "the filesystem server did not start (npx needs the npm registry once): %v", err)

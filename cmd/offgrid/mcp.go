@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -98,16 +100,36 @@ func (f *mcpFlags) start(ctx context.Context, env *cliEnv, reg *tools.Registry, 
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}
+	names := make([]string, len(list))
 	for i := range list {
 		list[i].Optional = true
+		names[i] = list[i].Name
 	}
-	return mcp.Start(ctx, reg, list, mcp.Options{
+	var mu sync.Mutex // the note below and the warnings share stderr
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.stderr, format, args...)
+	}
+	// A start that takes a while is said, so that a wait of up to the
+	// connect timeout (npx fetching a package) is not a silent one.
+	begin, noted := time.Now(), make(chan struct{})
+	note := time.AfterFunc(min(f.connect/2, 2*time.Second), func() {
+		defer close(noted)
+		say("offgrid: waiting for MCP servers to start: %s (at most %s)...\n", strings.Join(names, ", "), f.connect)
+	})
+	servers, err := mcp.Start(ctx, reg, list, mcp.Options{
 		Timeout:        f.timeout,
 		ConnectTimeout: f.connect,
-		Warn:           func(s string) { fmt.Fprintf(env.stderr, "warning: %s\n", s) },
+		Warn:           func(s string) { say("warning: %s\n", s) },
 		Version:        offgridVersion(),
 		Keep:           keep,
 	})
+	if !note.Stop() {
+		<-noted
+		say("offgrid: MCP servers done starting in %.1fs\n", time.Since(begin).Seconds())
+	}
+	return servers, err
 }
 
 // sessionTools returns the tools of a session over root: the MCP

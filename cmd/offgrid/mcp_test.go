@@ -18,14 +18,15 @@ import (
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
-// fsServer returns the --mcp value of the reference filesystem server
-// over dir, skipping the test when npx is missing.
-func fsServer(t *testing.T, dir string) string {
+// fsServer returns the flags that attach the reference filesystem server
+// over dir, skipping the test when npx is missing. Its connect timeout
+// is generous: on a clean machine npx first fetches the package.
+func fsServer(t *testing.T, dir string) []string {
 	t.Helper()
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
 	}
-	return "fs=npx -y @modelcontextprotocol/server-filesystem " + strconv.Quote(dir)
+	return []string{"--mcp", "fs=npx -y @modelcontextprotocol/server-filesystem " + strconv.Quote(dir), "--mcp-connect-timeout", "3m"}
 }
 
 // TestToolsMCP: tools list shows an MCP server's tools with their source
@@ -33,7 +34,7 @@ func fsServer(t *testing.T, dir string) string {
 func TestToolsMCP(t *testing.T) {
 	root, config := toolsRoot(t), t.TempDir()
 	srv := fsServer(t, root)
-	code, _, out, errb := runTools(t, config, "", "list", "--root", root, "--mcp", srv)
+	code, _, out, errb := runTools(t, config, "", append([]string{"list", "--root", root}, srv...)...)
 	if code != 0 {
 		testenv.Missing(t, "tools list with the filesystem server: exit %d (npx needs the npm registry once)\n%s", code, errb)
 		return
@@ -43,7 +44,7 @@ func TestToolsMCP(t *testing.T) {
 			t.Errorf("tools list lacks %s:\n%s", re, out)
 		}
 	}
-	code, _, out, errb = runTools(t, config, "", "list", "--root", root, "--mcp", srv, "--tools", "fs_list*,ls")
+	code, _, out, errb = runTools(t, config, "", append([]string{"list", "--root", root, "--tools", "fs_list*,ls"}, srv...)...)
 	if got := regexp.MustCompile(`(?m)^\S+`).FindAllString(out, -1); code != 0 ||
 		strings.Join(got, " ") != "NAME fs_list_directory fs_list_directory_with_sizes fs_list_allowed_directories ls" {
 		t.Errorf("tools list --tools: exit %d, tools %v\n%s", code, got, errb)
@@ -60,7 +61,7 @@ func TestToolsMCP(t *testing.T) {
 		{"--deny an MCP tool", []string{"fs_list_directory", `{"path":"."}`, "--deny", "fs_list_directory", "--yes"}, 1, tools.TypePermissionDenied, "--deny fs_list_directory"},
 		{"invalid arguments", []string{"fs_list_directory", `{"dir":"."}`, "--yes"}, 1, tools.TypeValidationFailed, "path"},
 	} {
-		code, res, _, errb := runTools(t, config, "", append(append([]string{"call"}, tc.args...), "--root", root, "--mcp", srv)...)
+		code, res, _, errb := runTools(t, config, "", append(append(append([]string{"call"}, tc.args...), "--root", root), srv...)...)
 		if code != tc.code || res.ErrorType != tc.typ || !strings.Contains(res.Text()+res.Message(), tc.has) {
 			t.Errorf("%s: exit %d, %s; want exit %d, %s with %q\n%s", tc.name, code, res, tc.code, tc.typ, tc.has, errb)
 		}
@@ -153,7 +154,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 			// the questions need none, and the server's writes answer with
 			// temporary names of random digits that the 0.5B's greedy
 			// replies then turn on.
-			args := append([]string{"run", "--mcp", srv, "-p", tc.prompt, "--max-risk", "medium", "--json", "--seed", "1", "-t", "1"}, tc.args...)
+			args := append([]string{"run", "-p", tc.prompt, "--max-risk", "medium", "--json", "--seed", "1", "-t", "1"}, append(srv, tc.args...)...)
 			code := runMain(t.Context(), env, args)
 			if code != 0 {
 				if strings.Contains(errb.String(), "MCP server fs") {
@@ -202,18 +203,69 @@ func TestToolsListMuteServer(t *testing.T) {
 	}
 	script := filepath.Join(t.TempDir(), "mute.py")
 	os.WriteFile(script, []byte("import sys, time\nprint('mute: up', file=sys.stderr, flush=True)\ntime.sleep(3600)\n"), 0o644)
+	// 3s: long enough for python3 to say its first words on a loaded
+	// machine (1s was not).
 	begin := time.Now()
-	code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "m=python3 "+script, "--mcp-connect-timeout", "1s")
-	if d := time.Since(begin); d > 3*time.Second {
-		t.Errorf("tools list took %s with a 1s connect timeout", d)
+	code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "m=python3 "+script, "--mcp-connect-timeout", "3s")
+	if d := time.Since(begin); d > 5*time.Second {
+		t.Errorf("tools list took %s with a 3s connect timeout", d)
 	}
 	if code != 1 || !regexp.MustCompile(`(?m)^ls\s+safe\s+builtin`).MatchString(out) {
 		t.Errorf("exit %d, want 1 with the built-in tools listed; stdout:\n%s", code, out)
 	}
-	for _, want := range []string{"warning: MCP server m (python3 " + script + ", from --mcp) did not start: no answer to initialize within 1s; its stderr ends: mute: up",
+	for _, want := range []string{"offgrid: waiting for MCP servers to start: m (at most 3s)...\n",
+		"warning: MCP server m (python3 " + script + ", from --mcp) did not start: no answer to initialize within 3s, its connect timeout; its stderr ends: mute: up",
+		"offgrid: MCP servers done starting in ",
 		"MCP servers did not start: m"} {
 		if !strings.Contains(errb, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb)
 		}
+	}
+}
+
+// slowServer is an MCP server that answers after sleeping the seconds of
+// its first argument; its one tool is "hello".
+const slowServer = `
+import json, sys, time
+time.sleep(float(sys.argv[1]))
+def send(mid, r):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": r}) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    meth, mid = m.get("method"), m.get("id")
+    if mid is None:
+        continue
+    if meth == "initialize":
+        send(mid, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "slow", "version": "1"}})
+    elif meth == "tools/list":
+        send(mid, {"tools": [{"name": "hello", "description": "says hello", "inputSchema": {"type": "object", "properties": {}}}]})
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}}) + "\n")
+        sys.stdout.flush()
+`
+
+// TestToolsListSlowServer: a server slow to start is waited for, and the
+// wait is said on stderr; a quick one starts without a word.
+func TestToolsListSlowServer(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	script := filepath.Join(t.TempDir(), "slow.py")
+	os.WriteFile(script, []byte(slowServer), 0o644)
+	for _, tc := range []struct {
+		sleep  string
+		waited bool
+	}{{"0", false}, {"3", true}} {
+		t.Run(tc.sleep, func(t *testing.T) {
+			code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "s=python3 "+script+" "+tc.sleep, "--mcp-connect-timeout", "20s")
+			if code != 0 || !regexp.MustCompile(`(?m)^s_hello\s+\S+\s+mcp:s`).MatchString(out) {
+				t.Fatalf("exit %d, want 0 with s_hello listed; stdout:\n%s\nstderr:\n%s", code, out, errb)
+			}
+			said := regexp.MustCompile(`\Aoffgrid: waiting for MCP servers to start: s \(at most 20s\)\.\.\.\noffgrid: MCP servers done starting in [0-9.]+s\n\z`)
+			if got := said.MatchString(errb); got != tc.waited || !tc.waited && errb != "" {
+				t.Errorf("stderr, want the wait said %v:\n%s", tc.waited, errb)
+			}
+		})
 	}
 }

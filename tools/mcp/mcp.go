@@ -25,8 +25,11 @@ import (
 const DefaultTimeout = 60 * time.Second
 
 // DefaultConnectTimeout caps starting a server, the opening handshake and
-// the listing of its tools, unless configured otherwise.
-const DefaultConnectTimeout = 10 * time.Second
+// the listing of its tools, unless configured otherwise. It leaves room
+// for npx fetching a server's package on its first run (the reference
+// filesystem server took 35 s on an empty npm cache), at the cost of that
+// wait at start for a server that never answers.
+const DefaultConnectTimeout = 60 * time.Second
 
 // DefaultRestartInterval is how often, at most, a server that stopped is
 // started again (on a call to one of its tools).
@@ -317,7 +320,7 @@ func (p *proc) failure(ctx context.Context, timeout time.Duration, err error) er
 			slices.Sort(ms)
 			what = strings.Join(ms, ", ")
 		}
-		err = fmt.Errorf("no answer to %s within %s", what, timeout)
+		err = fmt.Errorf("no answer to %s within %s, its connect timeout", what, timeout)
 	}
 	if n := p.conn.notes(); n != "" {
 		return fmt.Errorf("%w%s", err, n)

@@ -307,8 +307,8 @@ func TestNoOrphanAfterCrash(t *testing.T) {
 }
 
 // TestFilesystemServer runs the reference filesystem server from npm
-// (npx downloads it once): its tools are listed with their annotations'
-// risks and one is called.
+// (npx downloads it once, hence the long connect timeout): its tools are
+// listed with their annotations' risks and one is called.
 func TestFilesystemServer(t *testing.T) {
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Skip("npx is not installed (install Node.js to run the reference MCP filesystem server)")
@@ -318,7 +318,7 @@ func TestFilesystemServer(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	reg := tools.NewRegistry()
 	w := &warnings{}
-	s, err := Start(t.Context(), reg, []Server{{Name: "fs", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}, Origin: "test"}}, Options{Warn: w.add})
+	s, err := Start(t.Context(), reg, []Server{{Name: "fs", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}, Origin: "test"}}, Options{ConnectTimeout: 3 * time.Minute, Warn: w.add})
 	if err != nil {
 		testenv.Missing(t, "the reference filesystem server did not start (npx needs the npm registry once): %v", err)
 		return
