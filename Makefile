@@ -64,8 +64,10 @@ vet:
 SHARED_BFCL  := $(abspath ../shared/bfcl)
 OFFGRID_BFCL ?= $(if $(wildcard $(SHARED_BFCL)/possible_answer/BFCL_v4_multiple.json),$(SHARED_BFCL),$(BFCL_DATA))
 
+# -timeout guards against a hang; it stays under CI's 90 minutes, less
+# the steps before it, so that a slow machine is not taken for one.
 test: vet test-models test-data test-nocgo
-	OFFGRID_BFCL=$(OFFGRID_BFCL) $(GO) test -timeout 60m ./...
+	OFFGRID_BFCL=$(OFFGRID_BFCL) $(GO) test -timeout 80m ./...
 	cd deploy && $(GO) vet ./... && $(GO) test ./...
 
 test-data:
