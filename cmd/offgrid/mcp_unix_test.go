@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,11 +21,13 @@ import (
 
 // hangServer is an MCP server in Python whose one tool never answers;
 // it starts a child process and writes its pid, its child's and, once
-// called, "called" to the file of its argument.
+// called, "called" to the file of its first argument. It answers after
+// sleeping the seconds of its second argument, if any.
 const hangServer = `
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 log = open(sys.argv[1], "a", buffering=1)
 log.write("%d\n%d\n" % (os.getpid(), subprocess.Popen(["sleep", "300"]).pid))
+time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0)
 def send(mid, r):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": r}) + "\n")
     sys.stdout.flush()
@@ -159,5 +162,31 @@ func TestBenchAgentMCPConnectTimeout(t *testing.T) {
 	code, _, stderr = runBench(t, "--agent", "-m", model, "--mcp-connect-timeout", "0s")
 	if code != 2 || !strings.Contains(stderr, "--mcp-connect-timeout must be positive") {
 		t.Errorf("--mcp-connect-timeout 0s: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestToolsListSlowServer: a server slow to start is waited for, and the
+// wait is said on stderr; a quick one starts without a word.
+func TestToolsListSlowServer(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
+	os.WriteFile(script, []byte(hangServer), 0o644)
+	for _, tc := range []struct {
+		sleep  string
+		waited bool
+	}{{"0", false}, {"3", true}} {
+		t.Run(tc.sleep, func(t *testing.T) {
+			code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "s=python3 "+script+" "+log+" "+tc.sleep, "--mcp-connect-timeout", "20s")
+			if code != 0 || !regexp.MustCompile(`(?m)^s_hang\s+\S+\s+mcp:s`).MatchString(out) {
+				t.Fatalf("exit %d, want 0 with s_hang listed; stdout:\n%s\nstderr:\n%s", code, out, errb)
+			}
+			said := regexp.MustCompile(`\Aoffgrid: waiting for MCP servers to start: s \(at most 20s\)\.\.\.\noffgrid: MCP servers done starting in [0-9.]+s\n\z`)
+			if got := said.MatchString(errb); got != tc.waited || !tc.waited && errb != "" {
+				t.Errorf("stderr, want the wait said %v:\n%s", tc.waited, errb)
+			}
+		})
 	}
 }
