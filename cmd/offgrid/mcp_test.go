@@ -198,15 +198,13 @@ func TestRunMCPDefaultModel(t *testing.T) {
 // gives up on it at the connect timeout, lists the other tools, names
 // the server and exits non-zero.
 func TestToolsListMuteServer(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	script := filepath.Join(t.TempDir(), "mute.py")
 	os.WriteFile(script, []byte("import sys, time\nprint('mute: up', file=sys.stderr, flush=True)\ntime.sleep(3600)\n"), 0o644)
 	// 3s: long enough for python3 to say its first words on a loaded
 	// machine (1s was not).
 	begin := time.Now()
-	code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "m=python3 "+script, "--mcp-connect-timeout", "3s")
+	code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "m="+python+" "+script, "--mcp-connect-timeout", "3s")
 	if d := time.Since(begin); d > 5*time.Second {
 		t.Errorf("tools list took %s with a 3s connect timeout", d)
 	}
@@ -214,7 +212,7 @@ func TestToolsListMuteServer(t *testing.T) {
 		t.Errorf("exit %d, want 1 with the built-in tools listed; stdout:\n%s", code, out)
 	}
 	for _, want := range []string{"offgrid: waiting for MCP servers to start: m (at most 3s)...\n",
-		"warning: MCP server m (python3 " + script + ", from --mcp) did not start: no answer to initialize within 3s, its connect timeout; its stderr ends: mute: up",
+		"warning: MCP server m (" + python + " " + script + ", from --mcp) did not start: no answer to initialize within 3s, its connect timeout; its stderr ends: mute: up",
 		"offgrid: MCP servers done starting in ",
 		"MCP servers did not start: m"} {
 		if !strings.Contains(errb, want) {

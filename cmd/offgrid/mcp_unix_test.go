@@ -5,8 +5,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -52,15 +52,13 @@ for line in sys.stdin:
 // TestMCPSignalReaps: SIGTERM or Ctrl-C while an MCP call hangs ends
 // offgrid promptly, and the server's process group with it.
 func TestMCPSignalReaps(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
 			os.WriteFile(script, []byte(hangServer), 0o644)
-			cmd, _, _, stderr := startCLI(t, "tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", "s=python3 "+script+" "+log)
+			cmd, _, _, stderr := startCLI(t, "tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", "s="+python+" "+script+" "+log)
 			var lines []string
 			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 				data, _ := os.ReadFile(log)
@@ -124,9 +122,7 @@ func alive(pid int) bool {
 // --mcp-connect-timeout as run does: a task whose server never answers
 // fails at that deadline, saying so, and the server is not left running.
 func TestBenchAgentMCPConnectTimeout(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	model := filepath.Join(t.TempDir(), "tiny.gguf")
 	if err := synth.Write(model, synth.Options{Seed: 1}); err != nil {
 		t.Fatal(err)
@@ -139,7 +135,7 @@ func TestBenchAgentMCPConnectTimeout(t *testing.T) {
 	// (700ms was not).
 	begin := time.Now()
 	code, _, stderr := runBench(t, "--agent", "-m", model, "--task", "ls-root", "--max-tokens", "8", "--threads", "1",
-		"--mcp", "mute=python3 "+script+" "+pidFile, "--mcp-connect-timeout", "3s", "--out", out)
+		"--mcp", "mute="+python+" "+script+" "+pidFile, "--mcp-connect-timeout", "3s", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -168,9 +164,7 @@ func TestBenchAgentMCPConnectTimeout(t *testing.T) {
 // TestToolsListSlowServer: a server slow to start is waited for, and the
 // wait is said on stderr; a quick one starts without a word.
 func TestToolsListSlowServer(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	dir := t.TempDir()
 	script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
 	os.WriteFile(script, []byte(hangServer), 0o644)
@@ -179,7 +173,7 @@ func TestToolsListSlowServer(t *testing.T) {
 		waited bool
 	}{{"0", false}, {"3", true}} {
 		t.Run(tc.sleep, func(t *testing.T) {
-			code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "s=python3 "+script+" "+log+" "+tc.sleep, "--mcp-connect-timeout", "20s")
+			code, _, out, errb := runTools(t, t.TempDir(), "", "list", "--mcp", "s="+python+" "+script+" "+log+" "+tc.sleep, "--mcp-connect-timeout", "20s")
 			if code != 0 || !regexp.MustCompile(`(?m)^s_hang\s+\S+\s+mcp:s`).MatchString(out) {
 				t.Fatalf("exit %d, want 0 with s_hang listed; stdout:\n%s\nstderr:\n%s", code, out, errb)
 			}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -129,9 +130,7 @@ func TestREPLSIGTERM(t *testing.T) {
 // offgrid tools call, closes the MCP servers first: no process of a
 // server's group, its child included, outlives offgrid.
 func TestSignalExitPathsCloseMCP(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	model := tinyModel(t)
 	for _, tc := range []struct {
 		name   string
@@ -157,7 +156,7 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 			dir := t.TempDir()
 			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
 			os.WriteFile(script, []byte(hangServer), 0o644)
-			mcpArg := "s=python3 " + script + " " + log
+			mcpArg := "s=" + python + " " + script + " " + log
 			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", mcpArg}
 			switch tc.prompt {
 			case "":
@@ -217,9 +216,7 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 // after the MCP servers started still closes them before offgrid dies of
 // it: no process of a server's group, its child included, outlives it.
 func TestPanicClosesMCP(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	model := tinyModel(t)
 	for _, repl := range []bool{false, true} {
 		name := "prompt"
@@ -230,7 +227,7 @@ func TestPanicClosesMCP(t *testing.T) {
 			dir := t.TempDir()
 			script, log := filepath.Join(dir, "hang.py"), filepath.Join(dir, "log")
 			os.WriteFile(script, []byte(hangServer), 0o644)
-			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", "s=python3 " + script + " " + log}
+			args := []string{"run", "-m", model, "--root", dir, "-t", "1", "--seed", "1", "--mcp", "s=" + python + " " + script + " " + log}
 			if !repl {
 				args = append(args, "--tool-choice", "none", "-n", "16", "-p", "Hello.")
 			}
@@ -267,9 +264,7 @@ func TestPanicClosesMCP(t *testing.T) {
 // --agent ends it through its clean-ups: no process of a task's MCP
 // server, its child included, outlives offgrid.
 func TestBenchAgentSignalClosesMCP(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testenv.Python(t)
 	model := tinyModel(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -279,7 +274,7 @@ func TestBenchAgentSignalClosesMCP(t *testing.T) {
 			// Every task of the suite starts the server anew, so one
 			// runs whenever the signal comes.
 			cmd, out, _, stderr := startCLI(t, "bench", "--agent", "-m", model, "--suite", "builtin", "-t", "1", "--seed", "1",
-				"--max-tokens", "100000", "--no-prompt-cache", "--out", filepath.Join(dir, "out"), "--mcp", "s=python3 "+script+" "+log)
+				"--max-tokens", "100000", "--no-prompt-cache", "--out", filepath.Join(dir, "out"), "--mcp", "s="+python+" "+script+" "+log)
 			go io.Copy(io.Discard, out)
 			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 				if data, _ := os.ReadFile(log); len(strings.Fields(string(data))) >= 2 {

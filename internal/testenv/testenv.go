@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,6 +40,29 @@ func Missing(t testing.TB, format string, args ...any) {
 		return
 	}
 	t.Skipf(format+" (a failure under CI=true)", args...)
+}
+
+// python is the path of the python3 interpreter itself, found once.
+var python = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return "", fmt.Errorf("python3: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+})
+
+// Python returns the path of the python3 interpreter, for tests whose
+// servers are Python scripts. It is the interpreter itself, not a shim
+// in front of it (as pyenv's, which takes longer to start than the
+// interpreter: too long for a test of timeouts on a loaded machine).
+// Without python3 the test is Missing.
+func Python(t testing.TB) string {
+	t.Helper()
+	p, err := python()
+	if err != nil || p == "" {
+		Missing(t, "no python3 interpreter: %v", err)
+	}
+	return p
 }
 
 // BFCLDir returns the BFCL data directory, as FindBFCL finds it from the
