@@ -22,10 +22,12 @@ import (
 // room beside the tool definitions, outputs far larger than the window —
 // a 200 KB file, a 5,000-line grep, a command printing 1 MB — are cut to
 // fit, and a long conversation is compacted: every turn ends with an
-// answer, none with "prompt does not fit". One context serves all, so
-// the system prompt and tools are decoded once. One thread: go test runs
-// two packages at once on this 2-core machine, and ggml's spinning
-// thread barrier collapses decoding when threads outnumber cores.
+// answer, none with "prompt does not fit". One context serves the
+// outputs, so the system prompt and tools are decoded once for them; the
+// conversation has a smaller one, to be compacted sooner. One thread:
+// go test runs two packages at once on this 2-core machine, and ggml's
+// spinning thread barrier collapses decoding when threads outnumber
+// cores.
 func TestDefaultModelBudget(t *testing.T) {
 	t.Parallel() // see loadDefault
 	if testing.Short() {
@@ -131,9 +133,20 @@ func TestDefaultModelBudget(t *testing.T) {
 		start := time.Now()
 		o := opts
 		o.MaxTokens = 48
-		a := newAgent(t, o)
+		// Half the room of the outputs' window, in a context of its own:
+		// the window fills after about ten turns, not twenty.
+		window := base + 512
+		c, err := m.NewContext(inference.ContextOptions{ContextSize: window, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		a, err := New(NewCompleter(c, InfoFromModel(m)), reg, pol, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		// Turns go on until two have been answered after the first
-		// compaction (the window fills after about twenty).
+		// compaction.
 		const most = 30
 		after := 0
 		for i := 0; i < most && after < 2; i++ {
