@@ -14,7 +14,6 @@ import (
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
-	"github.com/offgrid-ai/offgrid/inference/promptcache"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -31,23 +30,7 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	}
 	// One thread: go test runs two packages, and here two tests, at once
 	// on a 2-core machine.
-	m, c := loadModel(t, storeModelPath(t, "default"), 1)
-	c.SetPrefixCache(testPromptCache(t, m.Path()))
-	return m, c
-}
-
-// testPromptCache returns the prompt cache the tests of the model at
-// path share, under the test's XDG_CACHE_HOME (see TestMain), as offgrid
-// run keeps one: a system prompt with tools that one test decoded, the
-// next loads (TestDefaultModelPromptCache shows the reply is the same).
-func testPromptCache(t *testing.T, path string) *promptcache.Cache {
-	t.Helper()
-	dir := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "offgrid")
-	sum, err := promptcache.ModelSHA256(dir, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return promptcache.New(filepath.Join(dir, "prompts"), sum, promptcache.Options{Warn: func(err error) { t.Errorf("prompt cache: %v", err) }})
+	return loadModel(t, storeModelPath(t, "default"), 1)
 }
 
 // builtinDir returns the built-in tools, bash confined, over a directory

@@ -133,9 +133,6 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
 	srv := fsServer(t, dir)
-	// One prompt cache for both runs, as a user's: the second loads the
-	// system prompt and the server's tools the first decoded.
-	cache := t.TempDir()
 	for _, tc := range []struct {
 		prompt string
 		args   []string
@@ -150,13 +147,6 @@ func TestRunMCPDefaultModel(t *testing.T) {
 		t.Run(tc.prompt, func(t *testing.T) {
 			var out bytes.Buffer
 			env, errb := runEnv(t, "", &out)
-			getenv := env.getenv
-			env.getenv = func(k string) string {
-				if k == "XDG_CACHE_HOME" {
-					return cache
-				}
-				return getenv(k)
-			}
 			if _, err := resolveModel(context.Background(), env, ""); err != nil {
 				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}
