@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid/bench"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/models/synth"
 )
 

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid/agent"
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 )
 
 // panicAtSend makes the test binary, run as offgrid, panic before it

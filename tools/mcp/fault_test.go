@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // faultServer is a small MCP server in Python that misbehaves as its
 // first argument says; it appends its pid (and those of the processes
-// it starts) to the file of its second argument.
+// it starts) to the file of its second argument, and in mode "ignore"
+// each method it reads, with the time, to that file's name + ".read".
 const faultServer = `
 import json, os, subprocess, sys, time
 
