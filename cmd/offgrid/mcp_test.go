@@ -133,6 +133,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
 	srv := fsServer(t, dir)
+	cache := t.TempDir() // the two runs offer the same tools: one prompt cache
 	for _, tc := range []struct {
 		prompt string
 		args   []string
@@ -147,6 +148,7 @@ func TestRunMCPDefaultModel(t *testing.T) {
 		t.Run(tc.prompt, func(t *testing.T) {
 			var out bytes.Buffer
 			env, errb := runEnv(t, "", &out)
+			withCache(env, cache)
 			if _, err := resolveModel(context.Background(), env, ""); err != nil {
 				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}

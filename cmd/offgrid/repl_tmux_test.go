@@ -99,6 +99,12 @@ func atPrompt(want string, n int) func(string) bool {
 	return func(s string) bool { return strings.Count(s, want) >= n && lastLine(s) == ">" }
 }
 
+// modelReply bounds the wait for a reply of the default model in a
+// terminal test. It guards against a hang, not a slow machine: at one
+// thread on a loaded 2-core machine a first reply, its prompt decoded
+// cold, took more than five minutes.
+const modelReply = 15 * time.Minute
+
 // TestREPLTerminal runs `offgrid run` in a real terminal (tmux) on
 // qwen2.5-coder-0.5b and uses it as a person would: a prompt that makes
 // the model insert a line in a file (one round of calls: --tool-choice required
@@ -137,7 +143,7 @@ sleep 600
 	term.waitFor("the banner and the prompt", 2*time.Minute, atPrompt("/help lists commands", 1))
 	term.typeLine(`Insert "hi" as line 2 of a.txt.`, "Enter")
 	// The write asks first, showing the arguments exactly as they will run.
-	s := term.waitFor("the permission prompt", 5*time.Minute, shows(" to run?"))
+	s := term.waitFor("the permission prompt", modelReply, shows(" to run?"))
 	call := regexp.MustCompile(`(?m)^→ (\w+) (\{.*\})$`).FindStringSubmatch(s)
 	if call == nil {
 		t.Fatalf("no call line before the permission prompt; the screen:\n%s", s)
@@ -155,7 +161,7 @@ sleep 600
 	term.typeLine("", "Down") // Allow once
 	term.waitFor("Allow once selected", time.Minute, shows("> Allow once"))
 	term.typeLine("", "Enter")
-	s = term.waitFor("the reply and its stats line", 5*time.Minute, atPrompt("tokens/s", 1))
+	s = term.waitFor("the reply and its stats line", modelReply, atPrompt("tokens/s", 1))
 	writes := len(regexp.MustCompile(`(?m)^✅ (write_file|replace_lines|insert_lines) .*a\.txt`).FindAllString(s, -1))
 	if now, _ := os.ReadFile(target); writes == 0 || bytes.Equal(now, orig) {
 		t.Fatalf("the model did not change a.txt (%d writes, content %q); the screen:\n%s", writes, now, s)

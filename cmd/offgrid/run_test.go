@@ -35,6 +35,19 @@ func runEnv(t *testing.T, stdin string, stdout *bytes.Buffer) (*cliEnv, *bytes.B
 	}}, &errb
 }
 
+// withCache makes env's runs keep their prompt cache in dir, as one
+// user's runs share one: the first run decodes the system prompt and the
+// heads of the model's choices, and the runs after it load them.
+func withCache(env *cliEnv, dir string) {
+	getenv := env.getenv
+	env.getenv = func(k string) string {
+		if k == "XDG_CACHE_HOME" {
+			return dir
+		}
+		return getenv(k)
+	}
+}
+
 // jsonEvents parses offgrid run --json output: one event per line, and
 // nothing else.
 func jsonEvents(t *testing.T, out string) []agent.Event {
@@ -236,7 +249,8 @@ func TestRunREPLInterrupt(t *testing.T) {
 // 2-core machine): `offgrid run -p PROMPT --yes --json` in a directory of a
 // few files must read the file asked about and answer from it: a short
 // note, a README, and a line near the end of a 3,000-line file (197 KB, larger
-// than the context window). It takes minutes on a loaded CPU; -short
+// than the context window). The four runs share a prompt cache, as one
+// user's runs in a folder do. It takes minutes on a loaded CPU; -short
 // skips it.
 func TestRunDefaultModel(t *testing.T) {
 	if testing.Short() {
@@ -259,6 +273,7 @@ func TestRunDefaultModel(t *testing.T) {
 		}
 	}
 	t.Chdir(dir)
+	cache := t.TempDir()
 	for _, tc := range []struct {
 		prompt, file string
 		want         []string
@@ -275,6 +290,7 @@ func TestRunDefaultModel(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			var out bytes.Buffer
 			env, errb := runEnv(t, "", &out)
+			withCache(env, cache)
 			if _, err := resolveModel(context.Background(), env, ""); err != nil {
 				t.Fatalf("the default model is not installed (%v): run 'make model'", err)
 			}
@@ -315,13 +331,7 @@ func TestRunPromptCache(t *testing.T) {
 		t.Helper()
 		var out bytes.Buffer
 		env, errb := runEnv(t, "", &out)
-		getenv := env.getenv
-		env.getenv = func(k string) string { // one cache for the three runs
-			if k == "XDG_CACHE_HOME" {
-				return cache
-			}
-			return getenv(k)
-		}
+		withCache(env, cache) // one cache for the three runs
 		args := append([]string{"run", "-m", model, "--root", t.TempDir(), "-p", "Hello.", "--json", "--tool-choice", "none",
 			"--seed", "3", "-n", "16", "-t", "1", "-c", "1024", "--system", strings.Repeat("You are a careful assistant. ", 20)}, extra...)
 		if code := runMain(t.Context(), env, args); code != 0 {
