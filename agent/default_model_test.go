@@ -110,6 +110,9 @@ func TestDefaultModelAnswersFromResults(t *testing.T) {
 			t.Fatalf("%s: turn %+v", tc.prompt, turn)
 		}
 		if tc.lenient {
+			if first == nil {
+				t.Fatalf("%s: no reply traced", tc.prompt)
+			}
 			st, ok, _ := grammar.FindCall(first.Format, first.Raw)
 			if !ok || st.Canonical {
 				t.Errorf("want a call opened another way than <tool_call> (what this model writes); reply:\n%s", first.Raw)
