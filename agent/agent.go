@@ -397,6 +397,12 @@ type Turn struct {
 	Replies int
 	// Stats sums the engine's counters over the replies.
 	Stats inference.Stats
+	// Need is the model's choice of what the request needs, when the
+	// assists had it choose (see Options.ToolsByTopic): the label of one
+	// option, such as "read", "list", "change", "clock" or "none", or a
+	// tool topic. It is "" when no choice was made or none could be had;
+	// every tool was then offered.
+	Need string
 
 	change  bool   // the model chose that the request changes files (intent)
 	request string // the request as the user wrote it, before the assists added to it

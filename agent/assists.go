@@ -41,7 +41,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	}
 	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate || a.opts.SearchFirst) {
 		t.in = a.intent(ctx, &t.turn, t.text, t.named, t.on)
-		t.turn.change = t.in.known && t.in.change
+		t.turn.change, t.turn.Need = t.in.known && t.in.change, t.in.label
 	}
 	t.named = append(t.named, a.locate(ctx, &t.turn, t.text, t.in, t.named, t.on)...)
 	a.need(t.in, t.named)

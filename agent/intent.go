@@ -21,6 +21,7 @@ import (
 // intent is what a request needs.
 type intent struct {
 	known  bool   // the model chose; false fails open
+	label  string // the option chosen (Turn.Need)
 	topic  string // the tool topic the request needs; "" for none
 	change bool   // a change to files: editing one or making one
 	list   bool   // the names of files or folders, not their content
@@ -184,7 +185,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 			}
 		}
 	}
-	in := intent{known: true, topic: opts[i].topic, change: opts[i].change, list: opts[i].list}
+	in := intent{known: true, label: opts[i].label, topic: opts[i].topic, change: opts[i].change, list: opts[i].list}
 	if in.topic == "" && len(named) > 0 {
 		in.topic = tools.TopicFiles
 	}

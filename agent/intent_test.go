@@ -30,24 +30,24 @@ func TestAgentIntent(t *testing.T) {
 		want                 intent
 		probs                []float64 // how sure the model was of each reply
 	}{
-		{"read", "Où est définie la fonction main ?", "read", intent{known: true, topic: tools.TopicFiles}, nil},
-		{"list", "¿Qué hay en la carpeta docs?", "list", intent{known: true, topic: tools.TopicFiles, list: true}, nil},
-		{"change", "把端口改成 9090", "change", intent{known: true, topic: tools.TopicFiles, change: true}, nil},
-		{"clock", "Wie spät ist es?", "clock", intent{known: true, topic: tools.TopicClock}, nil},
-		{"none", "What is 7 squared?", "none", intent{known: true}, nil},
+		{"read", "Où est définie la fonction main ?", "read", intent{known: true, label: "read", topic: tools.TopicFiles}, nil},
+		{"list", "¿Qué hay en la carpeta docs?", "list", intent{known: true, label: "list", topic: tools.TopicFiles, list: true}, nil},
+		{"change", "把端口改成 9090", "change", intent{known: true, label: "change", topic: tools.TopicFiles, change: true}, nil},
+		{"clock", "Wie spät ist es?", "clock", intent{known: true, label: "clock", topic: tools.TopicClock}, nil},
+		{"none", "What is 7 squared?", "none", intent{known: true, label: "none"}, nil},
 		// A named file: the model chooses again, among the options that
 		// need the files.
-		{"none, but a file is named", "Translate notes.txt into French.", "none\nchange", intent{known: true, topic: tools.TopicFiles, change: true}, nil},
-		{"none, a missing file named", "Translate missing.txt into French.", "none\nread", intent{known: true, topic: tools.TopicFiles}, nil},
+		{"none, but a file is named", "Translate notes.txt into French.", "none\nchange", intent{known: true, label: "change", topic: tools.TopicFiles, change: true}, nil},
+		{"none, a missing file named", "Translate missing.txt into French.", "none\nread", intent{known: true, label: "read", topic: tools.TopicFiles}, nil},
 		{"unreadable", "Hmm.", "!nogrammarperhaps files", intent{}, nil},
 		// Less than even sure of an option that needs no files, in a
 		// folder of files: the model chooses again among those that do.
-		{"unsure none", "what does make lint run?", "none\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.39}},
-		{"unsure tasks", "how many TODO comments are left?", "tasks\nread", intent{known: true, topic: tools.TopicFiles}, []float64{0.42}},
+		{"unsure none", "what does make lint run?", "none\nread", intent{known: true, label: "read", topic: tools.TopicFiles}, []float64{0.39}},
+		{"unsure tasks", "how many TODO comments are left?", "tasks\nread", intent{known: true, label: "read", topic: tools.TopicFiles}, []float64{0.42}},
 		// Unsure, with no file named: reading or listing, not a change.
-		{"unsure, no change", "このリポジトリのテストファイルを全部挙げてください。", "none\n!nogrammarchange", intent{known: true}, []float64{0.37}},
-		{"sure none", "What is 7 squared?", "none", intent{known: true}, []float64{0.61}},
-		{"unsure read", "Qui s'occupe du grill ?", "read", intent{known: true, topic: tools.TopicFiles}, []float64{0.3}},
+		{"unsure, no change", "このリポジトリのテストファイルを全部挙げてください。", "none\n!nogrammarchange", intent{known: true, label: "none"}, []float64{0.37}},
+		{"sure none", "What is 7 squared?", "none", intent{known: true, label: "none"}, []float64{0.61}},
+		{"unsure read", "Qui s'occupe du grill ?", "read", intent{known: true, label: "read", topic: tools.TopicFiles}, []float64{0.3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := &fakeEngine{t: t, replies: strings.Split(tc.reply, "\n"), probs: tc.probs}

@@ -46,22 +46,27 @@ func TestAgentToolsByTopic(t *testing.T) {
 	for i, tc := range []struct {
 		request string
 		want    string
+		need    string // Turn.Need
 	}{
-		{"Wie viel ist 12 mal 12?", "lookup_word"},
-		{"今年は何年？", "get_current_time,lookup_word"},
+		{"Wie viel ist 12 mal 12?", "lookup_word", "none"},
+		{"今年は何年？", "get_current_time,lookup_word", "clock"},
 		// The clock stays offered.
-		{"In notes.txt, change 'add a task' to 'Buy oat milk'.", "ls,read_file,replace_lines,get_current_time,lookup_word"},
-		{"reset", ""},
-		{"Ajoute une tâche : livrer.", "add_task,update_task,lookup_word"},
+		{"In notes.txt, change 'add a task' to 'Buy oat milk'.", "ls,read_file,replace_lines,get_current_time,lookup_word", "change"},
+		{"reset", "", ""},
+		{"Ajoute une tâche : livrer.", "add_task,update_task,lookup_word", "tasks"},
 		// No choice could be read: every tool (the gate fails open).
-		{"Hmm.", "ls,read_file,replace_lines,get_current_time,add_task,update_task,bash,lookup_word"},
+		{"Hmm.", "ls,read_file,replace_lines,get_current_time,add_task,update_task,bash,lookup_word", ""},
 	} {
 		if tc.request == "reset" {
 			a.Reset()
 			continue
 		}
-		if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
+		turn, err := a.Send(context.Background(), tc.request, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if turn.Need != tc.need {
+			t.Errorf("turn %d %q: Need %q, want %q", i, tc.request, turn.Need, tc.need)
 		}
 		prompt := eng.prompts[len(eng.prompts)-1]
 		if got := strings.Join(offeredIn(prompt, names...), ","); got != tc.want {
