@@ -12,12 +12,12 @@ import (
 func WriteAgentCSV(w io.Writer, runs []AgentRun) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"model", "profile", "mode", "grammar", "results", "seed", "task", "category", "split", "lang", "group",
-		"pass", "fabricated", "rounds", "calls", "invalid_calls", "prompt_tokens", "generated_tokens", "seconds", "error", "repeat", "copied", "answer_shown"})
+		"pass", "fabricated", "rounds", "calls", "invalid_calls", "prompt_tokens", "generated_tokens", "seconds", "error", "repeat", "copied", "answer_shown", "need"})
 	for _, r := range runs {
 		for _, t := range r.Tasks {
 			cw.Write([]string{r.Model, r.Profile, r.Mode, r.Grammar, r.Results, fmt.Sprint(r.Seed), t.ID, t.Category, t.Split, t.Lang, t.Group,
 				strconv.FormatBool(t.Pass), strconv.FormatBool(t.Fabricated), fmt.Sprint(t.Rounds), fmt.Sprint(len(t.Calls)), fmt.Sprint(t.Invalid),
-				fmt.Sprint(t.PromptTokens), fmt.Sprint(t.Generated), strconv.FormatFloat(t.Seconds, 'f', 3, 64), t.Error, fmt.Sprint(t.Repeat), strconv.FormatBool(t.Copied), optBool(t.AnswerShown)})
+				fmt.Sprint(t.PromptTokens), fmt.Sprint(t.Generated), strconv.FormatFloat(t.Seconds, 'f', 3, 64), t.Error, fmt.Sprint(t.Repeat), strconv.FormatBool(t.Copied), optBool(t.AnswerShown), t.Need})
 		}
 	}
 	cw.Flush()

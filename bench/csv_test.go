@@ -9,7 +9,7 @@ import (
 func TestAgentCSV(t *testing.T) {
 	shown := false
 	runs := []AgentRun{{Model: "m", Profile: "plain", Mode: "auto", Grammar: "on", Results: "compact", Seed: 1,
-		Tasks: []TaskResult{{ID: "a", Category: "reading", Lang: "fr", Pass: true, Copied: true, AnswerShown: &shown, Rounds: 2, Calls: []CallRecord{{Name: "ls"}}, Seconds: 1.5},
+		Tasks: []TaskResult{{ID: "a", Category: "reading", Lang: "fr", Need: "read", Pass: true, Copied: true, AnswerShown: &shown, Rounds: 2, Calls: []CallRecord{{Name: "ls"}}, Seconds: 1.5},
 			{ID: "b", Category: "writing", Error: `no "x", sorry`}}}}
 	var buf bytes.Buffer
 	if err := WriteAgentCSV(&buf, runs); err != nil {
@@ -19,7 +19,7 @@ func TestAgentCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || rows[1][6] != "a" || rows[1][9] != "fr" || rows[1][11] != "true" || rows[1][14] != "1" || rows[1][18] != "1.500" || rows[2][19] != `no "x", sorry` || rows[1][21] != "true" || rows[1][22] != "false" || rows[2][22] != "" {
+	if len(rows) != 3 || rows[1][6] != "a" || rows[1][9] != "fr" || rows[1][11] != "true" || rows[1][14] != "1" || rows[1][18] != "1.500" || rows[2][19] != `no "x", sorry` || rows[1][21] != "true" || rows[1][22] != "false" || rows[2][22] != "" || rows[1][23] != "read" || rows[2][23] != "" {
 		t.Errorf("rows %q", rows)
 	}
 	for _, r := range rows {

@@ -229,12 +229,13 @@ func TestAnswerShown(t *testing.T) {
 }
 
 // TestAgentReportFailures: the per-language table tells failures in the
-// answer from failures in finding it.
+// answer from failures in finding it; each failure names the model's
+// choice of what the request needed, when it made one.
 func TestAgentReportFailures(t *testing.T) {
 	yes, no := true, false
 	res := &AgentResults{Version: ResultsVersion, Suite: "general", Runs: []AgentRun{{Model: "m", Mode: "auto", Grammar: "on", Results: "compact", Tasks: []TaskResult{
 		{ID: "a", Split: "dev", Lang: "en", Pass: true, AnswerShown: &yes},
-		{ID: "b", Split: "dev", Lang: "en", AnswerShown: &yes},
+		{ID: "b", Split: "dev", Lang: "en", AnswerShown: &yes, Need: "list", Reasons: []string{"answer lacks x"}},
 		{ID: "c", Split: "dev", Lang: "fr", AnswerShown: &yes},
 		{ID: "d", Split: "dev", Lang: "fr", AnswerShown: &no},
 		{ID: "e", Split: "dev", Lang: "fr"},
@@ -244,7 +245,8 @@ func TestAgentReportFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	for _, want := range []string{"| failed in the answer | failed in finding |", "| dev | all | 1/5 | 20.0% | 4–62% | 0 | 0 | 2 | 1 |", "| dev | fr | 0/3 | 0.0% | 0–56% | 0 | 0 | 1 | 1 |"} {
+	for _, want := range []string{"| failed in the answer | failed in finding |", "| dev | all | 1/5 | 20.0% | 4–62% | 0 | 0 | 2 | 1 |", "| dev | fr | 0/3 | 0.0% | 0–56% | 0 | 0 | 1 | 1 |",
+		"- **b**: answer lacks x (need: list; calls: )", "- **c**:  (calls: )"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

@@ -62,7 +62,10 @@ type TaskResult struct {
 	Split    string `json:"split,omitempty"`
 	Lang     string `json:"lang,omitempty"`
 	Group    string `json:"group,omitempty"`
-	Pass     bool   `json:"pass"`
+	// Need is the model's choice of what the request needs (agent.Turn.Need):
+	// what the assists and the tools offered followed.
+	Need string `json:"need,omitempty"`
+	Pass bool   `json:"pass"`
 	// Fabricated marks an answer that holds content no tool returned
 	// (Checks.Invented).
 	Fabricated bool `json:"fabricated,omitempty"`
@@ -202,7 +205,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	res.Seconds = time.Since(start).Seconds()
 	res.Rounds = turn.Replies
 	res.PromptTokens, res.Generated = turn.Stats.PromptDecoded, turn.Stats.Generated
-	res.Answer = turn.Content
+	res.Answer, res.Need = turn.Content, turn.Need
 	for _, r := range turn.Calls {
 		if r.Code == agent.ToolNotFound || r.Code == agent.InvalidToolSignature {
 			res.Invalid++
@@ -359,7 +362,11 @@ func WriteAgentMarkdown(w io.Writer, res *AgentResults, command string) error {
 			for _, c := range t.Calls {
 				calls = append(calls, fmt.Sprintf("%s %s", c.Name, c.Arguments))
 			}
-			fmt.Fprintf(&sb, "- **%s**: %s (calls: %s)\n", t.ID, strings.Join(t.Reasons, "; "), strings.Join(calls, ", "))
+			need := ""
+			if t.Need != "" {
+				need = "need: " + t.Need + "; "
+			}
+			fmt.Fprintf(&sb, "- **%s**: %s (%scalls: %s)\n", t.ID, strings.Join(t.Reasons, "; "), need, strings.Join(calls, ", "))
 		}
 	}
 	_, err := io.WriteString(w, sb.String())
