@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,7 +140,8 @@ func TestAgentRewrite(t *testing.T) {
 			os.WriteFile(path, []byte(notes), 0o644)
 			a, eng := dirAgent(t, dir, tc.replies, Options{
 				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate, NoGrammar: tc.noGrammar})
-			if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if b, _ := os.ReadFile(path); string(b) != tc.want {
@@ -151,6 +153,10 @@ func TestAgentRewrite(t *testing.T) {
 			if tc.name == "created" {
 				if b, err := os.ReadFile(filepath.Join(dir, "data.json")); string(b) != "{\"ok\": true}\n" {
 					t.Errorf("data.json = %q, %v", b, err)
+				}
+				// A new file is not read first: its read would fail.
+				if slices.ContainsFunc(turn.Calls, func(r ToolRecord) bool { return r.Name == "read_file" }) || strings.Contains(eng.prompts[2], "failed") {
+					t.Errorf("the new file was read first: calls %+v, answer's prompt:\n%s", turn.Calls, eng.prompts[2])
 				}
 			}
 			if tc.name == "created, numbered as asked" {
