@@ -420,9 +420,14 @@ func TestDefaultModelWritesNewNote(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "systemctl restart stockroom") {
 		t.Fatalf("docs/runbook.md: %q, %v; answer %q; calls:\n%s", b, err, turn.Content, callsOf(turn))
 	}
-	// offgrid's account begins the answer; the read of the file before
-	// it existed is not told as a failure, by offgrid or by the model,
-	// which copied it from the request it was shown.
+	// The file to create is not read first; offgrid's account begins the
+	// answer, and no failed read is told in it (the model copied one
+	// from the request it was shown).
+	for _, c := range turn.Calls {
+		if c.ByAgent && c.Name == "read_file" && strings.Contains(string(c.Arguments), "runbook") {
+			t.Errorf("the new file was read: %s", c.Arguments)
+		}
+	}
 	if !strings.HasPrefix(turn.Content, "Created docs/runbook.md") {
 		t.Errorf("the answer does not begin with the file made: %q", turn.Content)
 	}
