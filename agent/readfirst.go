@@ -32,9 +32,9 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	var paths []string
 	for _, m := range named {
 		if m.Missing && turn.change {
-			// A file to create: its read would fail, and the model told
-			// "Reading the file .gitignore failed: not_found" answered,
-			// after writing it, that it "was not found".
+			// A file to create: its read can only fail, and the model,
+			// told "Reading the file .gitignore failed: not_found",
+			// wrote it and then answered that it "was not found".
 			continue
 		}
 		name := readFileTool
