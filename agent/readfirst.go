@@ -14,8 +14,10 @@ import (
 // readFirst reads the files among named, what the request names, for
 // the model before its first reply (Options.ReadFirst) and adds them to
 // the request, the last message of the history; not when no tools are
-// offered (ToolChoice None), and not a file that does not exist when the
-// model chose a change (a new file). With list it lists the folders named too
+// offered (ToolChoice None), and not a file below the working directory
+// that does not exist when the model chose a change (a file to create;
+// a path outside is read, and the refusal shown). With list it lists the
+// folders named too
 // (see listFolders): asked "what's in the scripts folder?", the 0.5B
 // listed the working directory. It reports whether it ran any call.
 func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
@@ -31,7 +33,7 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	var calls []grammar.Call
 	var paths []string
 	for _, m := range named {
-		if m.Missing && turn.change {
+		if m.Missing && turn.change && !m.Outside() {
 			// A file to create: its read can only fail, and the model,
 			// told "Reading the file .gitignore failed: not_found",
 			// wrote it and then answered that it "was not found".

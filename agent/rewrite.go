@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -46,9 +45,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		return nil, false, nil
 	}
 	var rec *ToolRecord
+	failed := false // a file the request names could not be read
 	for i := range turn.Calls {
 		r := &turn.Calls[i]
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() {
+			failed = failed || r.ByAgent && r.Name == readFileTool
 			continue // a file that could not be read is not rewritten
 		}
 		if rec != nil {
@@ -71,8 +72,10 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	first := 1                        // the number of old's first line
 	windowed := false                 // old is a part of the file
 	switch {
-	case rec == nil && create:
-		// A new file from the request alone.
+	case rec == nil && create && !failed:
+		// A new file from the request alone; not when a file it names
+		// could not be read ("copy /etc/hosts into hosts.txt"): the
+		// 0.5B wrote the file it was not shown.
 		target = newFile
 		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
@@ -378,7 +381,7 @@ func newFiles(named []tools.Mention) []string {
 	var out []string
 	for _, m := range named {
 		p := m.Path
-		if m.Missing && !filepath.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") && !strings.HasSuffix(p, "/") {
+		if m.Missing && !m.Outside() && !strings.HasSuffix(p, "/") {
 			out = append(out, p)
 			if len(dirs) == 1 && !strings.Contains(p, "/") {
 				out = append(out, path.Join(dirs[0], p))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,6 +21,13 @@ type Mention struct {
 	// "/etc/hosts") but names nothing in the working directory: a file
 	// that does not exist, or a path that leads outside it.
 	Missing bool
+}
+
+// Outside reports whether the path, as written, leads outside the
+// working directory: an absolute path, or one that climbs out with "..".
+func (m Mention) Outside() bool {
+	p := path.Clean(filepath.ToSlash(m.Path))
+	return filepath.IsAbs(m.Path) || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../")
 }
 
 // Mentioned returns the files and directories of root that request names,

@@ -90,3 +90,24 @@ func TestFiles(t *testing.T) {
 		t.Error("Files of a missing directory: no error")
 	}
 }
+
+func TestMentionOutside(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"notes.txt", false},
+		{"docs/guide.md", false},
+		{"./docs/", false},
+		{"docs/../notes.txt", false},
+		{"/etc/hosts", true},
+		{"..", true},
+		{"../secret.env", true},
+		{"docs/../../secret.env", true},
+		{"..notes", false},
+	} {
+		if got := (Mention{Path: tc.path}).Outside(); got != tc.want {
+			t.Errorf("Mention{Path: %q}.Outside() = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
