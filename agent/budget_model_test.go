@@ -19,15 +19,15 @@ import (
 )
 
 // TestDefaultModelBudget: on the default model, in a window with little
-// room beside the tool definitions, outputs far larger than the window —
-// a 200 KB file paged through until no room is left, a 5,000-line grep —
-// are cut to fit, and a long conversation is compacted: every turn ends
-// with an answer, none with "prompt does not fit". (A command printing
-// 1 MB goes through the same cut: TestAgentFitsToolResult.) One context
-// serves all, so the system prompt and tools are decoded once. One thread:
-// go test runs two packages at once on this 2-core machine, and ggml's
-// spinning thread barrier collapses decoding when threads outnumber
-// cores.
+// room beside the tool definitions, a 200 KB file, far larger than the
+// window, is cut to fit as it is paged through until no room is left, and
+// a long conversation is compacted: every turn ends with an answer, none
+// with "prompt does not fit". (Every output goes through that cut: a
+// 5,000-line grep and a command printing 1 MB are TestAgentFitsToolResult's.)
+// One context serves both, with the package's prompt cache: the system
+// prompt and tools are decoded once. One thread: go test runs two packages
+// at once on this 2-core machine, and ggml's spinning thread barrier
+// collapses decoding when threads outnumber cores.
 func TestDefaultModelBudget(t *testing.T) {
 	t.Parallel() // see loadDefault
 	if testing.Short() {
@@ -39,15 +39,11 @@ func TestDefaultModelBudget(t *testing.T) {
 	}
 	defer m.Close()
 	dir := t.TempDir()
-	var big, todo strings.Builder
+	var big strings.Builder
 	for i := 1; i <= 3000; i++ {
 		fmt.Fprintf(&big, "Line %d: the quick brown fox jumps over the lazy dog again.\n", i)
 	}
-	for i := 1; i <= 5000; i++ {
-		fmt.Fprintf(&todo, "// TODO(%d): handle this case\n", i)
-	}
 	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644)
-	os.WriteFile(filepath.Join(dir, "todo.go"), []byte(todo.String()), 0o644)
 	exe, err := os.Executable() // the test binary confines bash (see TestMain)
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +74,7 @@ func TestDefaultModelBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	sharePromptCache(t, c, m.Path())
 	comp := NewCompleter(c, InfoFromModel(m))
 	newAgent := func(t *testing.T, o Options) *Agent {
 		a, err := New(comp, reg, pol, nil, o)
@@ -101,34 +98,29 @@ func TestDefaultModelBudget(t *testing.T) {
 		}
 	}
 
-	// The first reply is made a call (required), except for the file:
-	// made to call, the model writes its usual 1000 as offset
-	// 1000000000 and never reads it; in auto, the catalog's mode, it does.
-	for _, tc := range []struct{ name, tool, prompt, choice string }{
-		{"200KB file", "read_file", "Read big.txt and tell me what it is about.", "auto"},
-		{"5000-line grep", "grep_search", "Use grep_search to find the lines containing TODO. How many are shown?", "required"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
-			o := opts
-			o.ToolChoice = grammar.ToolChoice(tc.choice)
-			o.Trace = func(c Completion) { t.Logf("  reply %q", shorten(c.Content, 300)) }
-			a := newAgent(t, o)
-			turn, err := a.Send(t.Context(), tc.prompt, nil)
-			answers(t, tc.prompt, turn, err)
-			var cut *Cut
-			for _, r := range turn.Calls {
-				if r.Name == tc.tool && r.Cut != nil {
-					cut = r.Cut
-				}
+	// In auto, the catalog's mode: made to call (required), the model
+	// writes its usual 1000 as offset 1000000000 and never reads the file.
+	t.Run("200KB file", func(t *testing.T) {
+		const prompt = "Read big.txt and tell me what it is about."
+		start := time.Now()
+		o := opts
+		o.ToolChoice = grammar.Auto
+		o.Trace = func(c Completion) { t.Logf("  reply %q", shorten(c.Content, 300)) }
+		a := newAgent(t, o)
+		turn, err := a.Send(t.Context(), prompt, nil)
+		answers(t, prompt, turn, err)
+		var cut *Cut
+		for _, r := range turn.Calls {
+			if r.Name == "read_file" && r.Cut != nil {
+				cut = r.Cut
 			}
-			if cut == nil {
-				t.Fatalf("no cut %s result; calls: %+v", tc.tool, turn.Calls)
-			}
-			t.Logf("%s in %s: %d calls, the model saw %s (%q); answer %q", tc.name, time.Since(start).Round(time.Second),
-				len(turn.Calls), cut, strings.TrimSpace(cut.Note), turn.Content)
-		})
-	}
+		}
+		if cut == nil {
+			t.Fatalf("no cut read_file result; calls: %+v", turn.Calls)
+		}
+		t.Logf("200KB file in %s: %d calls, the model saw %s (%q); answer %q", time.Since(start).Round(time.Second),
+			len(turn.Calls), cut, strings.TrimSpace(cut.Note), turn.Content)
+	})
 
 	t.Run("long conversation", func(t *testing.T) {
 		start := time.Now()
@@ -136,11 +128,19 @@ func TestDefaultModelBudget(t *testing.T) {
 		o.MaxTokens = 48
 		a := newAgent(t, o)
 		// Turns go on until two have been answered after the first
-		// compaction.
+		// compaction; the first brings a list of numbers, so that it
+		// comes in a few turns, not a dozen.
 		const most = 30
+		var list strings.Builder
+		for i := range 60 {
+			fmt.Fprintf(&list, "%d, ", 2000+13*i)
+		}
 		after := 0
 		for i := 0; i < most && after < 2; i++ {
 			prompt := fmt.Sprintf("Write one sentence about the number %d.", 1000+7*i)
+			if i == 0 {
+				prompt = "Here are my numbers: " + strings.TrimSuffix(list.String(), ", ") + ". Write one sentence about them."
+			}
 			turn, err := a.Send(t.Context(), prompt, nil)
 			answers(t, prompt, turn, err)
 			if len(a.Compactions()) > 0 {

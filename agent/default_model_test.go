@@ -30,7 +30,10 @@ func loadDefault(t *testing.T) (*inference.Model, *inference.Context) {
 	}
 	// One thread: go test runs two packages, and here two tests, at once
 	// on a 2-core machine.
-	return loadModel(t, storeModelPath(t, "default"), 1)
+	path := storeModelPath(t, "default")
+	m, c := loadModel(t, path, 1)
+	sharePromptCache(t, c, path)
+	return m, c
 }
 
 // builtinDir returns the built-in tools, bash confined, over a directory

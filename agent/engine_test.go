@@ -14,6 +14,7 @@ import (
 	"github.com/offgrid-ai/offgrid/agent/permission"
 	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/inference"
+	"github.com/offgrid-ai/offgrid/inference/promptcache"
 	"github.com/offgrid-ai/offgrid/internal/testenv"
 	"github.com/offgrid-ai/offgrid/models"
 	"github.com/offgrid-ai/offgrid/models/synth"
@@ -45,6 +46,40 @@ func loadModel(t *testing.T, path string, threads int) (*inference.Model, *infer
 	}
 	t.Cleanup(func() { c.Close() })
 	return m, c
+}
+
+// sharePromptCache gives c the prompt cache that the package's tests
+// share, in TestMain's $XDG_CACHE_HOME, as one user's runs share theirs
+// (launch.UsePromptCache): a system prompt with tool definitions, or an
+// intent prompt in a folder alike, that one test decoded the next loads.
+// The cache's problems fail the test: it is safe for concurrent use.
+func sharePromptCache(t *testing.T, c *inference.Context, path string) {
+	t.Helper()
+	dir, err := models.CacheDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(dir, "prompts")
+	sum, err := promptcache.ModelSHA256(dir, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetPrefixCache(loggedCache{t, promptcache.New(dir, sum, promptcache.Options{Warn: func(err error) { t.Errorf("prompt cache: %v", err) }})})
+}
+
+// loggedCache logs the prefixes a test loads, to tell in go test -v what
+// the shared cache saved.
+type loggedCache struct {
+	t *testing.T
+	inference.PrefixCache
+}
+
+func (c loggedCache) Load(layout string, prefix []inference.Token) ([]byte, bool) {
+	state, ok := c.PrefixCache.Load(layout, prefix)
+	if ok {
+		c.t.Logf("prompt cache: %d tokens loaded", len(prefix))
+	}
+	return state, ok
 }
 
 // engineRegistry holds tools whose arguments are integers and enums.
