@@ -14,6 +14,10 @@ import (
 // makes a choice the curator can use (a grammar-valid list of sections),
 // and the repeated read is answered from the disk cache by a new session.
 func TestCuratorModel(t *testing.T) {
+	// Parallel with TestRunMCPDefaultModel, after the package's serial tests: by
+	// then the agent package's tests may have left the second core idle.
+	// (The terminal tests stay serial: they wait on the clock.)
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model run")
 	}

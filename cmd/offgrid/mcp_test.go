@@ -117,6 +117,10 @@ func TestMCPConfig(t *testing.T) {
 // fs_list_allowed_directories twice, and only with that tool kept out of
 // the second reply goes on to fs_list_directory. -short skips it.
 func TestRunMCPDefaultModel(t *testing.T) {
+	// Parallel with TestCuratorModel, after the package's serial tests: by
+	// then the agent package's tests may have left the second core idle.
+	// (The terminal tests stay serial: they wait on the clock.)
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the default-model MCP run")
 	}
