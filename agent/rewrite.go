@@ -45,11 +45,9 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		return nil, false, nil
 	}
 	var rec *ToolRecord
-	failed := false // a file the request names could not be read
 	for i := range turn.Calls {
 		r := &turn.Calls[i]
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() {
-			failed = failed || r.ByAgent && r.Name == readFileTool
 			continue // a file that could not be read is not rewritten
 		}
 		if rec != nil {
@@ -72,10 +70,8 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	first := 1                        // the number of old's first line
 	windowed := false                 // old is a part of the file
 	switch {
-	case rec == nil && create && !failed:
-		// A new file from the request alone; not when a file it names
-		// could not be read ("copy /etc/hosts into hosts.txt"): the
-		// 0.5B wrote the file it was not shown.
+	case rec == nil && create:
+		// A new file from the request alone.
 		target = newFile
 		prompt = fmt.Sprintf("%s\n\nReply with the whole content of the new file %s in one ``` block, and nothing else.", request, target)
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
