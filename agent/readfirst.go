@@ -17,9 +17,9 @@ import (
 // offered (ToolChoice None), and not a file below the working directory
 // that does not exist when the model chose a change (a file to create;
 // a path outside is read, and the refusal shown). With list it lists the
-// folders named too
-// (see listFolders): asked "what's in the scripts folder?", the 0.5B
-// listed the working directory. It reports whether it ran any call.
+// folders named too (see listFolders): asked "what's in the scripts
+// folder?", the 0.5B listed the working directory. It reports whether it
+// ran any call.
 func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil

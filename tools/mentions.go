@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -25,10 +23,7 @@ type Mention struct {
 
 // Outside reports whether the path, as written, leads outside the
 // working directory: an absolute path, or one that climbs out with "..".
-func (m Mention) Outside() bool {
-	p := path.Clean(filepath.ToSlash(m.Path))
-	return filepath.IsAbs(m.Path) || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../")
-}
+func (m Mention) Outside() bool { return absolute(m.Path) || climbsOut(m.Path) }
 
 // Mentioned returns the files and directories of root that request names,
 // in the order it names them, each once: the words (see [Fields]) holding

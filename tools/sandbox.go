@@ -100,17 +100,17 @@ func (s *Sandbox) resolve(name string) (string, error) {
 	if !utf8.ValidString(name) {
 		return "", Errorf(TypeValidationFailed, "path %q is not valid UTF-8", name)
 	}
-	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
+	if absolute(name) {
 		msg := fmt.Sprintf("%q is absolute; give a path relative to the working directory", name)
 		if list := s.holds("."); list != "" {
 			msg += ", which holds " + list
 		}
 		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, msg)
 	}
-	clean := filepath.Clean(name)
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	if climbsOut(name) {
 		return "", fmt.Errorf("%w: %q climbs above the working directory", ErrOutsideRoot, name)
 	}
+	clean := filepath.Clean(name)
 	rel, err := s.walk(clean)
 	if errors.Is(err, errLinkOut) {
 		return "", fmt.Errorf("%w: %q leads outside the working directory through a symbolic link", ErrOutsideRoot, name)
@@ -119,6 +119,19 @@ func (s *Sandbox) resolve(name string) (string, error) {
 		return "", s.pathError(name, err)
 	}
 	return rel, nil
+}
+
+// absolute reports whether name is absolute on any system: "/etc",
+// `\etc`, "C:x".
+func absolute(name string) bool {
+	return filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != ""
+}
+
+// climbsOut reports whether the relative path name climbs above where it
+// starts: "..", "../x", "docs/../../x".
+func climbsOut(name string) bool {
+	clean := filepath.Clean(name)
+	return clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator))
 }
 
 // errLinkOut is walk's signal that a link leads outside the root.
