@@ -28,7 +28,7 @@ func (m Mention) Outside() bool { return absolute(m.Path) || climbsOut(m.Path) }
 // Mentioned returns the files and directories of root that request names,
 // in the order it names them, each once: the words (see [Fields]) holding
 // a dot or a slash ("notes.txt", "docs/guide.md", "./docs"), quotes and
-// trailing punctuation removed, looked up through an os.Root, so that
+// trailing punctuation removed (see pathWords), looked up through an os.Root, so that
 // nothing outside root is ever looked at. Special files (devices, pipes,
 // sockets) are left out. A bare word counts when it is the whole name of
 // an entry of root without a dot ("docs", "Makefile"), and so does a
@@ -69,9 +69,8 @@ func Mentioned(root, request string) []Mention {
 	}
 	var out []Mention
 	var seen []string
-	for _, w := range Fields(request) {
-		w = trimWord(w)
-		if w == "" || strings.Contains(w, "://") || slices.Contains(seen, w) {
+	for _, w := range pathWords(request) {
+		if strings.Contains(w, "://") || slices.Contains(seen, w) {
 			continue
 		}
 		bare := !strings.ContainsAny(w, "./")

@@ -55,6 +55,11 @@ func TestMentioned(t *testing.T) {
 		{"Read ../" + filepath.Base(outside), []Mention{{Path: "../" + filepath.Base(outside), Missing: true}}},
 		{"Read link.txt", []Mention{{Path: "link.txt", Missing: true}}}, // a link out of the root
 		{"Fetch https://notes.txt/x", nil},
+		// A route is not a file: one with a parameter, or after a method.
+		{"Note in notes.txt that we added a GET /items/<sku>/history endpoint.", []Mention{file("notes.txt")}},
+		{"Документируй /users/{id} и /posts/:slug в docs/guide.md", []Mention{file("docs/guide.md")}},
+		{"POST /api/v2 にエンドポイントを追加して", nil},
+		{"Proxy GET requests for /api/v2 to :8080", []Mention{{Path: "/api/v2", Missing: true}}}, // no method before it
 		// A word in capitals names the one root file it is the name of
 		// before the dot; in lower or mixed case it is prose.
 		{"看一下 CHANGELOG 里最新发布的版本号和 notes.txt 是否一致", []Mention{file("CHANGELOG.md"), file("notes.txt")}},

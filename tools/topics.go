@@ -23,8 +23,7 @@ const (
 // quotes and trailing punctuation removed, each once, in order.
 func FileNames(request string) []string {
 	var out []string
-	for _, w := range Fields(request) {
-		w = trimWord(w)
+	for _, w := range pathWords(request) {
 		if fileName(w) && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
@@ -43,6 +42,32 @@ func Fields(request string) []string {
 	})
 }
 
+// pathWords returns the words of request (see [Fields]) that may name a
+// file or folder, trimmed (see trimWord): not a route that an HTTP
+// method comes before ("GET /api/v2": a method is a token of the
+// protocol, the same in a request of any language).
+func pathWords(request string) []string {
+	var out []string
+	prev := ""
+	for _, w := range Fields(request) {
+		if t := trimWord(w); t != "" && !(httpMethod(prev) && strings.HasPrefix(t, "/")) {
+			out = append(out, t)
+		}
+		prev = w
+	}
+	return out
+}
+
+// httpMethod reports whether w is an HTTP request method as written
+// before a route: GET, POST, and the others of RFC 9110 and PATCH.
+func httpMethod(w string) bool {
+	switch w {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS":
+		return true
+	}
+	return false
+}
+
 // trimWord removes the quotes and brackets around a word and the
 // punctuation after it.
 func trimWord(w string) string {
@@ -53,10 +78,12 @@ func trimWord(w string) string {
 // fileName reports whether w looks like the name of a file: a slash
 // between names, a name and an extension of letters and digits with at
 // least one letter ("notes.txt", "main.go", "2024-06-17.md"; not "1.5",
-// "10.5mm" or "e.g"), or a dotfile (see dotfile).
+// "10.5mm" or "e.g"), or a dotfile (see dotfile). A route's pattern is
+// not a file's name: one with a parameter ("/items/<sku>/history",
+// "/users/{id}", "/posts/:slug").
 func fileName(w string) bool {
 	w = strings.TrimLeft(w, "([{<")
-	if strings.Contains(w, "://") {
+	if strings.Contains(w, "://") || strings.ContainsAny(w, "<>{}") || strings.Contains(w, "/:") {
 		return false
 	}
 	if i := strings.IndexByte(w, '/'); i >= 0 && strings.IndexFunc(w, unicode.IsLetter) >= 0 && len(strings.Trim(w, "./")) > 0 {
