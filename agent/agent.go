@@ -603,7 +603,11 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 // first and the request last it cut answers short ("Buy milk" for a
 // three-line file; 10); with the results in the system message and the
 // request alone, 12.
-func answerMessages(earlier []Message, request string, calls []ToolRecord, result func(ToolRecord) string) []Message {
+//
+// unchanged is true when the turn asked for a change that no call made
+// (see Agent.unchanged): the instructions say so, instead of that the
+// tools did what the user asked.
+func answerMessages(earlier []Message, request string, calls []ToolRecord, unchanged bool, result func(ToolRecord) string) []Message {
 	if len(calls) == 0 {
 		return answerConversation(earlier, "", request)
 	}
@@ -626,6 +630,8 @@ func answerMessages(earlier []Message, request string, calls []ToolRecord, resul
 	}
 	if failureNote(calls, false, false) != "" && len(denied) == 0 {
 		b.WriteString("\n\n" + failedInstruction)
+	} else if len(denied) == 0 && unchanged {
+		b.WriteString("\n\n" + unchangedInstruction)
 	} else if len(denied) == 0 {
 		// The wording measured best on answers (see docs/); its last
 		// sentence stays so that the prompt is as measured, except

@@ -266,7 +266,8 @@ func (a *Agent) answerPrompt(start int, turn Turn) []Message {
 	// them only among the results, the 0.5B answered "What is on line
 	// 2999 of big.txt?" with another line (TestRunDefaultModel).
 	earlier, request := a.history[:start], a.history[start].Content
-	msgs := answerMessages(earlier, request, calls, func(r ToolRecord) string { return a.modelResult(r.Result) })
+	unchanged := a.unchanged(turn)
+	msgs := answerMessages(earlier, request, calls, unchanged, func(r ToolRecord) string { return a.modelResult(r.Result) })
 	window := a.c.Window()
 	if window <= 0 || len(calls) == 0 {
 		return msgs
@@ -276,13 +277,13 @@ func (a *Agent) answerPrompt(start int, turn Turn) []Message {
 	if n, err := a.c.PromptTokens(req); err != nil || n+reply <= window {
 		return msgs
 	}
-	req.Messages = answerMessages(earlier, request, calls, func(ToolRecord) string { return "" })
+	req.Messages = answerMessages(earlier, request, calls, unchanged, func(ToolRecord) string { return "" })
 	base, err := a.c.PromptTokens(req)
 	if err != nil {
 		return msgs
 	}
 	limit := max((window-reply-base)/len(calls), 0)
-	return answerMessages(earlier, request, calls, func(r ToolRecord) string {
+	return answerMessages(earlier, request, calls, unchanged, func(r ToolRecord) string {
 		shown, _, err := a.fitResult(r.Name, r.Result, limit)
 		if err != nil {
 			return a.modelResult(r.Result)

@@ -296,6 +296,11 @@ func callTarget(r ToolRecord) string {
 const (
 	failedInstruction = "A call that failed returned nothing: what it would have returned is not known. Say what failed and why, and never make up what it would have returned."
 	doneInstruction   = "The tools have already done what the user asked: reply with what they found or did, not with instructions."
+	// unchangedInstruction takes doneInstruction's place when a change
+	// was asked for and no call made one (unchanged): told that the tools
+	// had done what was asked, the 0.5B, which had written a file back as
+	// it was, answered "the version is 2.3.2" of a file that says 2.3.1.
+	unchangedInstruction = "No file was changed: answer from what the results show, and never say that a file was changed."
 	// deniedSentence ends doneInstruction, as measured, when nobody was asked
 	// (see answerMessages).
 	deniedSentence = "A tool the user denied did not run, so that was not done."
@@ -367,7 +372,7 @@ func garbled(sentence string) bool {
 // instructions, which an answer never repeats (echoed, garbled).
 func instructionSentences() []string {
 	var out []string
-	for _, in := range []string{failedInstruction, doneInstruction, deniedSentence} {
+	for _, in := range []string{failedInstruction, doneInstruction, deniedSentence, unchangedInstruction} {
 		for _, s := range strings.SplitAfter(in, ". ") {
 			out = append(out, strings.TrimSpace(s))
 		}

@@ -370,3 +370,24 @@ func TestWithoutMoot(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentUnchangedAnswerPrompt: when the model writes the file it was
+// asked to change back as it was, the answer's prompt says that no file
+// was changed, not that the tools did what the user asked.
+func TestAgentUnchangedAnswerPrompt(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "version.py"), []byte("__version__ = \"2.3.1\"\n"), 0o644)
+	replies := []string{"change", "```\n1: __version__ = \"2.3.1\"\n```", "It is 2.3.1."}
+	a, eng := dirAgent(t, dir, replies, Options{ReadFirst: true, Rewrite: true, ReadAnswer: true, Answer: AnswerSeparate})
+	turn, err := a.Send(context.Background(), "Sube la versión de parche en version.py", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "No file was changed.\n\nIt is 2.3.1."; turn.Content != want {
+		t.Fatalf("answer %q, want %q", turn.Content, want)
+	}
+	answer := eng.prompts[len(eng.prompts)-1]
+	if !strings.Contains(answer, unchangedInstruction) || strings.Contains(answer, doneInstruction) {
+		t.Errorf("the answer's prompt:\n%s", answer)
+	}
+}

@@ -246,7 +246,7 @@ func TestAnswerMessages(t *testing.T) {
 	data := "a ``` fence"
 	calls := []ToolRecord{{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`), Result: tools.Result{Success: true, Data: &data}},
 		{Name: "rm", Arguments: json.RawMessage(`{"path":"x"}`), Denied: true, Result: tools.Result{ErrorType: tools.TypePermissionDenied}}}
-	got := answerMessages(earlier, "q", calls, res)
+	got := answerMessages(earlier, "q", calls, false, res)
 	results := "Answer the user's question from these results of tools run in the user's directory." +
 		"\n\necho {\"text\":\"hi\"} returned:\n````\na ``` fence\n````" +
 		"\n\nrm {\"path\":\"x\"} was not run: the user denied permission." +
@@ -261,29 +261,35 @@ func TestAnswerMessages(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 	// The user's system prompt comes first, the results after it.
-	got = answerMessages(append([]Message{{Role: RoleSystem, Content: "Be brief."}}, earlier...), "q", calls, res)
+	got = answerMessages(append([]Message{{Role: RoleSystem, Content: "Be brief."}}, earlier...), "q", calls, false, res)
 	if got[0].Role != RoleSystem || got[0].Content != "Be brief.\n\n"+results || len(got) != 4 {
 		t.Fatalf("with a system prompt: %q", got)
 	}
 	// Without a denied call the results end saying the tools did their
 	// part; of denials only when nobody was asked about a call.
-	got = answerMessages(nil, "q", calls[:1], res)
+	got = answerMessages(nil, "q", calls[:1], false, res)
 	if want := "not with instructions. A tool the user denied did not run, so that was not done."; !strings.HasSuffix(got[0].Content, want) {
 		t.Fatalf("no denial: %q", got[0].Content)
 	}
 	asked := slices.Clone(calls[:1])
 	asked[0].Asked = true
-	got = answerMessages(nil, "q", asked, res)
+	got = answerMessages(nil, "q", asked, false, res)
 	if want := "what they found or did, not with instructions."; !strings.HasSuffix(got[0].Content, want) || strings.Contains(got[0].Content, "denied") {
 		t.Fatalf("asked and allowed: %q", got[0].Content)
 	}
+	// A change asked for and not made: the results say so, not that the
+	// tools did what was asked.
+	got = answerMessages(nil, "q", calls[:1], true, res)
+	if !strings.HasSuffix(got[0].Content, "\n\n"+unchangedInstruction) || strings.Contains(got[0].Content, doneInstruction) {
+		t.Fatalf("unchanged: %q", got[0].Content)
+	}
 	// Only denied calls: nothing about other tools.
-	got = answerMessages(nil, "q", calls[1:], res)
+	got = answerMessages(nil, "q", calls[1:], false, res)
 	if want := "was not done. Reply that it was not done because permission was denied."; !strings.HasSuffix(got[0].Content, want) {
 		t.Fatalf("only a denial: %q", got[0].Content)
 	}
 	// No calls: the request alone.
-	if got = answerMessages(nil, "q", nil, res); !reflect.DeepEqual(got, []Message{{Role: RoleUser, Content: "q"}}) {
+	if got = answerMessages(nil, "q", nil, false, res); !reflect.DeepEqual(got, []Message{{Role: RoleUser, Content: "q"}}) {
 		t.Fatalf("no calls: %q", got)
 	}
 }

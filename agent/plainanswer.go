@@ -72,6 +72,9 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 			return nil, false
 		}
 	}
+	if a.unchanged(turn) {
+		b.WriteString("\n\n" + unchangedInstruction)
+	}
 	msgs := answerConversation(a.history[:start], b.String(), turn.request)
 	if window := a.c.Window(); window > 0 {
 		n, err := a.c.PromptTokens(CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None})
