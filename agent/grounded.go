@@ -95,7 +95,11 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 	if len(turn.Calls) > 0 && quoted.MatchString(text) {
 		text = withoutUnfounded(text, a.returned(turn))
 	}
-	text = withoutMoot(text, turn.Calls, a.changeNote(turn.Calls) != "")
+	changed := a.changeNote(turn.Calls) != ""
+	if !changed && misquotes(text, turn.Calls) {
+		text = "" // what the calls returned is shown instead (groundedAnswer)
+	}
+	text = withoutMoot(text, turn.Calls, changed)
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
 	if names := listingNote(turn.Calls, s); names != "" {
 		s = strings.TrimSpace(s + "\n\n" + names)
@@ -480,6 +484,40 @@ func (a *Agent) returned(turn Turn) map[string]bool {
 		add(c.Result.Text())
 	}
 	return known
+}
+
+// misquotes reports whether text shows a line of the file the turn read
+// as read_file shows it ("8: __version__ = \"2.3.2\"") but not as the
+// file holds it, space around it aside. The 0.5B, which had written
+// app/__init__.py back unchanged for a version bump, answered with the
+// file "as it is", its version bumped. It is checked only while the
+// file is as read (the caller's part: no change made) and when the turn
+// read one file: of two, which one a line is of is not known.
+func misquotes(text string, calls []ToolRecord) bool {
+	var path string
+	lines := map[int]string{} // by number, as the file holds them
+	for _, r := range calls {
+		if r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
+			continue
+		}
+		var args struct{ Path string }
+		if json.Unmarshal(r.Arguments, &args) != nil || path != "" && args.Path != path {
+			return false
+		}
+		path = args.Path
+		for _, l := range strings.Split(*r.Result.Data, "\n") {
+			if n, held, ok := tools.NumberedLine(l); ok {
+				lines[n] = strings.TrimSpace(held)
+			}
+		}
+	}
+	for _, l := range strings.Split(text, "\n") {
+		n, shown, ok := tools.NumberedLine(strings.TrimSpace(l))
+		if held, read := lines[n]; ok && read && held != strings.TrimSpace(shown) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutUnfounded returns text without its lines that quote what no

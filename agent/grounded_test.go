@@ -391,3 +391,41 @@ func TestAgentUnchangedAnswerPrompt(t *testing.T) {
 		t.Errorf("the answer's prompt:\n%s", answer)
 	}
 }
+
+// TestMisquotes: an answer that shows a line of the file read, numbered
+// as read_file numbers it, but not as the file holds it.
+func TestMisquotes(t *testing.T) {
+	read := func(path, data string) ToolRecord {
+		return ToolRecord{Name: readFileTool, Arguments: json.RawMessage(`{"path":"` + path + `"}`), Result: tools.OK(data)}
+	}
+	v := read("app/__init__.py", "1: \"\"\"Stockroom.\"\"\"\n2: \n3: __version__ = \"2.3.1\"\n4: def create_app():\n5:     return None\n")
+	for _, tc := range []struct {
+		name  string
+		text  string
+		calls []ToolRecord
+		want  bool
+	}{
+		{"as read", "The file holds:\n1: \"\"\"Stockroom.\"\"\"\n2:\n3: __version__ = \"2.3.1\"", []ToolRecord{v}, false},
+		{"a line changed", "No change needed:\n3: __version__ = \"2.3.2\"\n4: def create_app():", []ToolRecord{v}, true},
+		{"indented otherwise", "  5: return None", []ToolRecord{v}, false},
+		{"a number the file does not have", "9: something else", []ToolRecord{v}, false},
+		{"no numbered line", "The version is 2.3.1.", []ToolRecord{v}, false},
+		{"two files read", "3: __version__ = \"2.3.2\"", []ToolRecord{v, read("b.txt", "1: b\n")}, false},
+		{"the same file twice", "3: __version__ = \"2.3.2\"", []ToolRecord{v, v}, true},
+		{"nothing read", "3: x", nil, false},
+	} {
+		if got := misquotes(tc.text, tc.calls); got != tc.want {
+			t.Errorf("%s: misquotes = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// The answer is then what the calls returned, the file as it is.
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{reg: reg}
+	got := a.answerOf(Turn{change: true, Calls: []ToolRecord{v}}, "", "Here it is:\n3: __version__ = \"2.3.2\"")
+	if !strings.HasPrefix(got, "No file was changed.\n\n`read_file app/__init__.py` returned:") || strings.Contains(got, "2.3.2") {
+		t.Errorf("answerOf = %q", got)
+	}
+}

@@ -627,17 +627,28 @@ func (f *fileTools) refuseNumbered(field, name, rel string, at int, content stri
 func numberedLines(content string) (start int, texts []string, all bool) {
 	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n"), "\n")
 	for i, l := range lines {
-		num, rest, ok := strings.Cut(l, ":")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil || n < 1 || len(num) > 7 || num[0] == '+' || num[0] == '-' || i > 0 && n != start+i {
+		n, text, ok := NumberedLine(l)
+		if !ok || i > 0 && n != start+i {
 			break
 		}
 		if i == 0 {
 			start = n
 		}
-		texts = append(texts, strings.TrimPrefix(rest, " "))
+		texts = append(texts, text)
 	}
 	return start, texts, len(texts) == len(lines)
+}
+
+// NumberedLine returns the number and the text of a line as read_file
+// shows it: "4: dan,52" is line 4, "dan,52". It reports false for any
+// other line.
+func NumberedLine(line string) (n int, text string, ok bool) {
+	num, rest, ok := strings.Cut(line, ":")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || len(num) > 7 || num[0] == '+' || num[0] == '-' {
+		return 0, "", false
+	}
+	return n, strings.TrimPrefix(rest, " "), true
 }
 
 // numberedLike reports whether numbered lines texts, the first numbered

@@ -84,3 +84,27 @@ func TestWholeLines(t *testing.T) {
 		}
 	}
 }
+
+func TestNumberedLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		n    int
+		text string
+		ok   bool
+	}{
+		{"4: dan,52", 4, "dan,52", true},
+		{"12:     return x", 12, "    return x", true},
+		{"2: ", 2, "", true},
+		{"2:", 2, "", true},
+		{"0: x", 0, "", false},
+		{"-1: x", 0, "", false},
+		{"+3: x", 0, "", false},
+		{"note: x", 0, "", false},
+		{"12345678: x", 0, "", false},
+	} {
+		n, text, ok := NumberedLine(tc.line)
+		if n != tc.n || text != tc.text || ok != tc.ok {
+			t.Errorf("NumberedLine(%q) = %d, %q, %v; want %d, %q, %v", tc.line, n, text, ok, tc.n, tc.text, tc.ok)
+		}
+	}
+}
