@@ -28,12 +28,13 @@ func (m Mention) Outside() bool { return absolute(m.Path) || climbsOut(m.Path) }
 // Mentioned returns the files and directories of root that request names,
 // in the order it names them, each once: the words (see [Fields]) holding
 // a dot or a slash ("notes.txt", "docs/guide.md", "./docs"), quotes and
-// trailing punctuation removed (see pathWords), looked up through an os.Root, so that
-// nothing outside root is ever looked at. Special files (devices, pipes,
-// sockets) are left out. A bare word counts when it is the whole name of
-// an entry of root without a dot ("docs", "Makefile"), and so does a
-// part of a hyphenated word ("config-Ordner"; compoundEntry). A file name that
-// is not where the request puts it stands for the one file of the tree
+// trailing punctuation removed, routes left out (see pathWords), looked
+// up through an os.Root, so that nothing outside root is ever looked at.
+// Special files (devices, pipes, sockets) are left out. A bare word
+// counts when it is the whole name of an entry of root without a dot
+// ("docs", "Makefile"), and so does a part of a hyphenated word
+// ("config-Ordner"; compoundEntry). A file name that is not where the
+// request puts it stands for the one file of the tree
 // (see [Files]) whose path ends with it, if there is exactly one:
 // "settings.yaml" for config/settings.yaml; a name that several files
 // end with is left out. A word in capitals stands for the one file of
