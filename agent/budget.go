@@ -247,20 +247,13 @@ func linesWithin(ends []int, n int) int {
 	return lo
 }
 
-// numbered matches a read_file line, "N: text".
-var numbered = regexp.MustCompile(`^(\d+): `)
-
 // stoppedOf matches read_file's note on a long read, which gives the
 // file's line count.
 var stoppedOf = regexp.MustCompile(`^\[stopped at line \d+ of (\d+) `)
 
 // lineNumber returns the number of a read_file line, or 0.
 func lineNumber(line string) int {
-	m := numbered.FindStringSubmatch(line)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
+	n, _, _ := tools.NumberedLine(strings.TrimSuffix(line, "\n"))
 	return n
 }
 

@@ -413,6 +413,7 @@ func TestMisquotes(t *testing.T) {
 		{"two files read", "3: __version__ = \"2.3.2\"", []ToolRecord{v, read("b.txt", "1: b\n")}, false},
 		{"the same file twice", "3: __version__ = \"2.3.2\"", []ToolRecord{v, v}, true},
 		{"nothing read", "3: x", nil, false},
+		{"a time of day", "The meeting is at:\n3:30 pm", []ToolRecord{v}, false},
 	} {
 		if got := misquotes(tc.text, tc.calls); got != tc.want {
 			t.Errorf("%s: misquotes = %v, want %v", tc.name, got, tc.want)

@@ -135,7 +135,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	updated := block
 	if source != "" {
 		if updated, ok = tools.UnnumberedFrom(strings.Join(block, "\n")+"\n", first); !ok {
-			if slices.ContainsFunc(block, numbered.MatchString) {
+			if slices.ContainsFunc(block, isNumbered) {
 				return nil, false, nil
 			}
 			updated = block
@@ -429,4 +429,10 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 		return name
 	}
 	return ""
+}
+
+// isNumbered reports whether line is numbered as read_file shows a line.
+func isNumbered(line string) bool {
+	_, _, ok := tools.NumberedLine(line)
+	return ok
 }

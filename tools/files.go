@@ -640,12 +640,14 @@ func numberedLines(content string) (start int, texts []string, all bool) {
 }
 
 // NumberedLine returns the number and the text of a line as read_file
-// shows it: "4: dan,52" is line 4, "dan,52". It reports false for any
-// other line.
+// shows it: "4: dan,52" is line 4, "dan,52"; "4:" is an empty line 4
+// whose trailing space was trimmed. It reports false for any other line,
+// a time of day ("09:30 standup") among them.
 func NumberedLine(line string) (n int, text string, ok bool) {
 	num, rest, ok := strings.Cut(line, ":")
 	n, err := strconv.Atoi(num)
-	if !ok || err != nil || n < 1 || len(num) > 7 || num[0] == '+' || num[0] == '-' {
+	if !ok || err != nil || n < 1 || len(num) > 7 || num[0] == '+' || num[0] == '-' ||
+		rest != "" && rest[0] != ' ' {
 		return 0, "", false
 	}
 	return n, strings.TrimPrefix(rest, " "), true

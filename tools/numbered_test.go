@@ -101,6 +101,8 @@ func TestNumberedLine(t *testing.T) {
 		{"+3: x", 0, "", false},
 		{"note: x", 0, "", false},
 		{"12345678: x", 0, "", false},
+		{"09:30 standup", 0, "", false},
+		{"8:x", 0, "", false},
 	} {
 		n, text, ok := NumberedLine(tc.line)
 		if n != tc.n || text != tc.text || ok != tc.ok {
