@@ -170,6 +170,26 @@ func TestDefaultModelDeniedReadIsGrounded(t *testing.T) {
 	}
 }
 
+// TestDefaultModelNoCopyOfUnreadFile: asked to copy a file outside the
+// working directory into a new one, the default model writes no new
+// file, and the answer names the refusal; before fromUnread, offgrid had
+// it write hosts.txt from the request alone ("/etc/hosts").
+func TestDefaultModelNoCopyOfUnreadFile(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	turn, err := a.Send(t.Context(), "Copy /etc/hosts into hosts.txt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hosts.txt")); err == nil {
+		b, _ := os.ReadFile(filepath.Join(dir, "hosts.txt"))
+		t.Errorf("hosts.txt was written (%q); calls:\n%s", b, callsOf(turn))
+	}
+	if !strings.Contains(turn.Content, "permission_denied") {
+		t.Errorf("answer %q does not name the refusal; calls:\n%s", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelMissingFileIsGrounded: asked what a missing file says,
 // the answer names the missing file and holds none of the YAML the model
 // made up before.

@@ -45,8 +45,12 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		return nil, false, nil
 	}
 	var rec *ToolRecord
+	var unread []string // the files the request names that could not be read
 	for i := range turn.Calls {
 		r := &turn.Calls[i]
+		if r.ByAgent && r.Name == readFileTool && !r.OK() {
+			unread = append(unread, callTarget(*r))
+		}
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() {
 			continue // a file that could not be read is not rewritten
 		}
@@ -70,6 +74,8 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	first := 1                        // the number of old's first line
 	windowed := false                 // old is a part of the file
 	switch {
+	case rec == nil && create && a.fromUnread(ctx, turn, request, unread, on):
+		return nil, false, nil
 	case rec == nil && create:
 		// A new file from the request alone.
 		target = newFile
@@ -429,6 +435,49 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 		return name
 	}
 	return ""
+}
+
+// fromUnreadExamples are requests for a new file that name another file
+// that could not be read, and whether the new file's content is to come
+// from that file.
+var fromUnreadExamples = []struct{ request, unread, answer string }{
+	{"Write a script clean.sh that empties /tmp/cache", "/tmp/cache", "no"},
+	{"Copy notes.txt into backup.txt", "notes.txt", "yes"},
+	{"Ajoute /var/log/app.log à un nouveau .gitignore", "/var/log/app.log", "no"},
+	{"Back up config.yaml as config.bak", "config.yaml", "yes"},
+	{"Erstelle README.md: das Tool liest beim Start /etc/app.conf", "/etc/app.conf", "no"},
+	{"把 ../report.md 的要点总结到 summary.md", "../report.md", "yes"},
+}
+
+// fromUnread reports whether the new file a request asks for is to be
+// made from a file it names that offgrid could not read (unread), as the
+// model chooses under a grammar: a copy, a backup or a summary of it,
+// which the request alone cannot give. Asked to "make a backup of
+// ../secrets.env as secrets.bak", whose read was refused, the 0.5B wrote
+// a shell script into secrets.bak, and the answer said it was created.
+// It reports false, the file written from the request, when every named
+// file was read, or the model does not choose yes ("add /var/log/app.log
+// to a new .gitignore" names a file that is not read).
+func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unread []string, on func(Event)) bool {
+	if len(unread) == 0 || a.opts.NoGrammar {
+		return false
+	}
+	ask := func(request, unread string) string { return request + "\n\nCould not be read: " + unread }
+	msgs := []Message{{Role: RoleSystem, Content: "A user asks for a new file, and names another file that could not be read. Reply yes if the new file's content must come from that file (a copy, a backup, a summary, its lines), no if the request itself says what the new file holds."}}
+	for _, ex := range fromUnreadExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: ask(ex.request, ex.unread)}, Message{Role: RoleAssistant, Content: ex.answer})
+	}
+	msgs = append(msgs, Message{Role: RoleUser, Content: ask(request, strings.Join(unread, ", "))})
+	comp, err := a.complete(ctx, turn, on, CompletionRequest{
+		Messages:   msgs,
+		Format:     a.opts.Format,
+		ToolChoice: grammar.None,
+		Choices:    []string{"yes", "no"},
+		MaxTokens:  4,
+		Fixed:      len(msgs) - 1,
+		Stream:     func(string) {},
+	})
+	return err == nil && strings.TrimSpace(comp.Content) == "yes"
 }
 
 // isNumbered reports whether line is numbered as read_file shows a line.

@@ -335,19 +335,43 @@ func TestNewFiles(t *testing.T) {
 // the working directory reads it first all the same, though nothing of
 // that name is there: the read is refused, and the refusal reaches the
 // model and the answer.
+// TestAgentChangeReadsOutsideFirst: a file outside the root that a
+// request for a change names is read first, and its refusal told; a new
+// file is then written from the request alone only when the model does
+// not choose that its content is to come from the file it could not read
+// (fromUnread).
 func TestAgentChangeReadsOutsideFirst(t *testing.T) {
-	dir := t.TempDir()
-	a, eng := dirAgent(t, dir, []string{"change", "```\n127.0.0.1 localhost\n```", "Done."}, Options{
-		ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate})
-	turn, err := a.Send(context.Background(), "Copy /etc/hosts into hosts.txt.", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(turn.Calls) == 0 || turn.Calls[0].Name != "read_file" || !turn.Calls[0].ByAgent || turn.Calls[0].Result.ErrorType != tools.TypePermissionDenied {
-		t.Fatalf("calls %+v, want the refused read of /etc/hosts first", turn.Calls)
-	}
-	last := eng.prompts[len(eng.prompts)-1]
-	if !strings.Contains(last, "Reading the file /etc/hosts failed: permission_denied") || !strings.Contains(turn.Content, "permission_denied") {
-		t.Errorf("the refusal is not in the answer's prompt or the answer %q:\n%s", turn.Content, last)
+	for _, tc := range []struct {
+		name, request string
+		replies       []string
+		file          string // the new file
+		written       bool
+	}{
+		{"a copy", "Copy /etc/hosts into hosts.txt.", []string{"change", "yes", "I could not read /etc/hosts."}, "hosts.txt", false},
+		{"a file that names it", "Add /var/log/app.log to a new .gitignore", []string{"change", "no", "```\n/var/log/app.log\n```", "Done."}, ".gitignore", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a, eng := dirAgent(t, dir, tc.replies, Options{
+				ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate})
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(turn.Calls) == 0 || turn.Calls[0].Name != "read_file" || !turn.Calls[0].ByAgent || turn.Calls[0].Result.ErrorType != tools.TypePermissionDenied {
+				t.Fatalf("calls %+v, want the refused read first", turn.Calls)
+			}
+			if !strings.Contains(eng.prompts[1], "Could not be read: ") {
+				t.Errorf("second prompt, want the choice of fromUnread:\n%s", eng.prompts[1])
+			}
+			_, err = os.Stat(filepath.Join(dir, tc.file))
+			if written := err == nil; written != tc.written {
+				t.Errorf("%s written: %v, want %v (calls %+v)", tc.file, written, tc.written, turn.Calls)
+			}
+			last := eng.prompts[len(eng.prompts)-1]
+			if !strings.Contains(last, "Reading the file ") || !strings.Contains(last, "failed: permission_denied") || !strings.Contains(turn.Content, "permission_denied") {
+				t.Errorf("the refusal is not in the answer's prompt or the answer %q:\n%s", turn.Content, last)
+			}
+		})
 	}
 }
