@@ -68,6 +68,13 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	if create {
 		newFile = a.chooseFile(ctx, turn, request, fresh, on)
 		create = newFile != ""
+		// The other files named that do not exist could not be read
+		// either: "Copy notes.txt into backup.txt" with no notes.txt.
+		for _, f := range fresh {
+			if f != newFile && !strings.HasSuffix(newFile, "/"+f) && !strings.HasSuffix(f, "/"+newFile) { // newFiles names a file in the folder named by its name too
+				unread = append(unread, f)
+			}
+		}
 	}
 	var prompt, source, target string // source: the file read, if any
 	var old []string                  // its lines
@@ -450,8 +457,8 @@ var fromUnreadExamples = []struct{ request, unread, answer string }{
 }
 
 // fromUnread reports whether the new file a request asks for is to be
-// made from a file it names that offgrid could not read (unread), as the
-// model chooses under a grammar: a copy, a backup or a summary of it,
+// made from a file it names that offgrid could not read (unread: its read
+// failed, or it does not exist), as the model chooses under a grammar: a copy, a backup or a summary of it,
 // which the request alone cannot give. Asked to "make a backup of
 // ../secrets.env as secrets.bak", whose read was refused, the 0.5B wrote
 // a shell script into secrets.bak, and the answer said it was created.

@@ -293,7 +293,8 @@ func TestAgentRewriteChoosesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &fakeEngine{t: t, replies: []string{"change", ".gitignore", "```\nbin/\ncoverage.out\n```", "Done."}}
+	// The other file named is not the new file's source (fromUnread).
+	eng := &fakeEngine{t: t, replies: []string{"change", ".gitignore", "no", "```\nbin/\ncoverage.out\n```", "Done."}}
 	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, Options{
 		ToolsByTopic: true, ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate,
 		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) }})
@@ -309,8 +310,11 @@ func TestAgentRewriteChoosesFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "coverage.out")); err == nil {
 		t.Error("coverage.out was written")
 	}
-	if len(eng.prompts) < 2 || !strings.Contains(eng.prompts[1], chooseFileExamples[0].request) {
-		t.Errorf("the choice's prompt lacks its examples:\n%s", eng.prompts[1])
+	if len(eng.prompts) < 3 || !strings.Contains(eng.prompts[1], chooseFileExamples[0].request) {
+		t.Fatalf("the choice's prompt lacks its examples:\n%s", eng.prompts[1])
+	}
+	if !strings.Contains(eng.prompts[2], "Could not be read: coverage.out") {
+		t.Errorf("the third prompt, want fromUnread's choice on coverage.out:\n%s", eng.prompts[2])
 	}
 }
 
@@ -373,5 +377,25 @@ func TestAgentChangeReadsOutsideFirst(t *testing.T) {
 				t.Errorf("the refusal is not in the answer's prompt or the answer %q:\n%s", turn.Content, last)
 			}
 		})
+	}
+}
+
+// TestAgentNoCopyOfMissingFile: asked to copy a file that does not exist
+// into a new one, offgrid does not write the new file from the request
+// alone when the model chooses that its content is to come from the
+// missing one (fromUnread).
+func TestAgentNoCopyOfMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	a, eng := dirAgent(t, dir, []string{"change", "backup.txt", "yes", "notes.txt does not exist."}, Options{
+		ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate})
+	turn, err := a.Send(context.Background(), "Copy notes.txt into backup.txt.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "backup.txt")); err == nil {
+		t.Errorf("backup.txt was written; calls %+v", turn.Calls)
+	}
+	if len(eng.prompts) < 3 || !strings.Contains(eng.prompts[2], "Could not be read: notes.txt") {
+		t.Errorf("want fromUnread's choice on notes.txt; prompts:\n%s", strings.Join(eng.prompts, "\n----\n"))
 	}
 }
