@@ -70,8 +70,10 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		create = newFile != ""
 		// The other files named that do not exist could not be read
 		// either: "Copy notes.txt into backup.txt" with no notes.txt.
+		// (newFiles gives a file in the one folder named by its name
+		// too: that is the same file.)
 		for _, f := range fresh {
-			if f != newFile && !strings.HasSuffix(newFile, "/"+f) && !strings.HasSuffix(f, "/"+newFile) { // newFiles names a file in the folder named by its name too
+			if f != newFile && !strings.HasSuffix(newFile, "/"+f) && !strings.HasSuffix(f, "/"+newFile) {
 				unread = append(unread, f)
 			}
 		}
@@ -457,14 +459,15 @@ var fromUnreadExamples = []struct{ request, unread, answer string }{
 }
 
 // fromUnread reports whether the new file a request asks for is to be
-// made from a file it names that offgrid could not read (unread: its read
-// failed, or it does not exist), as the model chooses under a grammar: a copy, a backup or a summary of it,
-// which the request alone cannot give. Asked to "make a backup of
-// ../secrets.env as secrets.bak", whose read was refused, the 0.5B wrote
-// a shell script into secrets.bak, and the answer said it was created.
-// It reports false, the file written from the request, when every named
-// file was read, or the model does not choose yes ("add /var/log/app.log
-// to a new .gitignore" names a file that is not read).
+// made from a file it names that offgrid could not read (unread: its
+// read failed, or it does not exist), as the model chooses under a
+// grammar: a copy, a backup or a summary of it, which the request alone
+// cannot give. Asked to "make a backup of ../secrets.env as
+// secrets.bak", whose read was refused, the 0.5B wrote a shell script
+// into secrets.bak, and the answer said it was created. It reports
+// false, the file written from the request, when every named file was
+// read, or the model does not choose yes ("add /var/log/app.log to a new
+// .gitignore" names a file that is not read).
 func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unread []string, on func(Event)) bool {
 	if len(unread) == 0 || a.opts.NoGrammar {
 		return false

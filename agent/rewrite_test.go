@@ -338,12 +338,9 @@ func TestNewFiles(t *testing.T) {
 // TestAgentChangeReadsOutsideFirst: a change that names a path outside
 // the working directory reads it first all the same, though nothing of
 // that name is there: the read is refused, and the refusal reaches the
-// model and the answer.
-// TestAgentChangeReadsOutsideFirst: a file outside the root that a
-// request for a change names is read first, and its refusal told; a new
-// file is then written from the request alone only when the model does
-// not choose that its content is to come from the file it could not read
-// (fromUnread).
+// model and the answer. A new file is then written from the request
+// alone only when the model does not choose that its content is to come
+// from the file it could not read (fromUnread).
 func TestAgentChangeReadsOutsideFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name, request string
