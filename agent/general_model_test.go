@@ -392,7 +392,7 @@ func TestDefaultModelTableQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Zone A: 7.5 + 8.5 + … + 12.5 = 60.0.
-	if !strings.Contains(turn.Content, "sum of water_l = 60.0 (6 of 12 rows)") {
+	if !strings.Contains(turn.Content, "sum of water_l, only where zone = A: 60.0 (6 of 12 rows)") {
 		t.Fatalf("answer %q; calls:\n%s\nwant the query's sum, 60.0", turn.Content, callsOf(turn))
 	}
 }

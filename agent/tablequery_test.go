@@ -22,11 +22,11 @@ func TestAgentTableQuery(t *testing.T) {
 		want          string // the answer begins with it; "" for no query
 	}{
 		{"sum", "¿Cuántos litros recibió la zona A en readings.csv?", true,
-			[]string{"read", "rows where zone = A: sum of water_l", "Son 18.5 litros."},
-			"From readings.csv, rows where zone = A: sum of water_l = 18.5 (2 of 4 rows).\n\n"},
+			[]string{"read", "sum of water_l, only where zone = A", "Son 18.5 litros."},
+			"From readings.csv, sum of water_l, only where zone = A: 18.5 (2 of 4 rows).\n\n"},
 		{"rows", "Which days did zone B get water, by readings.csv?", true,
-			[]string{"read", "rows where zone = B: list", "June 1 and 2."},
-			"From readings.csv, rows where zone = B: list (2 of 4 rows):\n2024-06-01,B,4.0\n2024-06-02,B,5.5\n\n"},
+			[]string{"read", "list, only where zone = B", "June 1 and 2."},
+			"From readings.csv, list, only where zone = B (2 of 4 rows):\n2024-06-01,B,4.0\n2024-06-02,B,5.5\n\n"},
 		{"none", "What is in readings.csv?", true,
 			[]string{"read", "none", "Readings."}, ""},
 		{"no table", "What does notes.txt say?", true,

@@ -7,21 +7,28 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/offgrid-ai/offgrid/internal/words"
 )
 
 // Table queries: a question about a table ("how much water did zone A
 // get?", "¿cuántas unidades hay en total?", "which order was the
-// largest?") is a choice of rows and one figure over them. Written as a
-// query of a fixed form, "rows where zone = A: sum of water_l", the
+// largest?") is a choice of one figure and the rows it is over. Written
+// as a query of a fixed form, "sum of water_l, only where zone = A", the
 // choice is one a grammar can hold to the table's own columns and values
 // (Queries), in any language, and offgrid computes the figure (Query):
 // a small model picks the rows and the column right more often than it
-// adds their numbers.
+// adds their numbers. The figure comes first: written after the rows
+// ("rows where zone = A: sum of water_l"), a choice made first, the
+// 0.5B chose a zone's rows for a whole month's average and answered
+// "which item do we have the most of?" with a list of one category.
 
 // maxQueryValues bounds the values of a column a query may select rows
-// by: a column with more distinct values (and a numeric one) is not a
-// filter. maxQueries bounds the queries of a table (the grammar's
-// size): past it, the columns with the most values are left out.
+// by whatever the question: a column with more distinct values, or with
+// more than half as many as rows (an id, a name, a date), selects rows
+// only by a value the question holds ("C-001"), and a numeric column
+// none. maxQueries bounds the queries of a table (the grammar's size):
+// past it, the columns with the most values are left out.
 const (
 	maxQueryValues = 40
 	maxQueries     = 2000
@@ -40,8 +47,9 @@ type query struct {
 	of    int    // the numeric column of sum, average, greatest and least
 }
 
-// queries returns the table's queries, "none" first (Queries).
-func (t *Table) queries() []query {
+// queries returns the table's queries for question, "none" first
+// (Queries).
+func (t *Table) queries(question string) []query {
 	type op struct {
 		name, text string
 		of         int
@@ -50,7 +58,7 @@ func (t *Table) queries() []query {
 	for c, h := range t.Head {
 		if c > 0 && t.numeric(c) {
 			ops = append(ops, op{"sum", "sum of " + h, c}, op{"average", "average of " + h, c},
-				op{"greatest", "greatest " + h, c}, op{"least", "least " + h, c})
+				op{"greatest", "the row with the greatest " + h, c}, op{"least", "the row with the least " + h, c})
 		}
 	}
 	type filter struct {
@@ -58,22 +66,42 @@ func (t *Table) queries() []query {
 		col   int
 		value string
 	}
+	terms := words.Terms(question)
 	var by [][]filter // the filters of each column that may choose rows
+	var only []filter // those of a value the question names, one of its column
 	for c, h := range t.Head {
-		vs := t.values(c)
-		if len(vs) > maxQueryValues || 2*len(vs) > len(t.Rows) || t.numeric(c) {
+		if t.numeric(c) {
 			continue
 		}
-		var fs []filter
+		vs := t.values(c)
+		few := len(vs) <= maxQueryValues && 2*len(vs) <= len(t.Rows)
+		var fs, named []filter
 		for _, v := range vs {
-			if !strings.ContainsAny(v, "\r\n") {
-				fs = append(fs, filter{"rows where " + h + " = " + v, c, v})
+			if strings.ContainsAny(v, "\r\n") {
+				continue
+			}
+			f := filter{"only where " + h + " = " + v, c, v}
+			if names(question, terms, v) {
+				named = append(named, f)
+				fs = append(fs, f)
+			} else if few {
+				fs = append(fs, f)
 			}
 		}
-		by = append(by, fs)
+		if len(fs) > 0 {
+			by = append(by, fs)
+		}
+		if few && len(named) == 1 {
+			only = append(only, named[0])
+		}
 	}
 	slices.SortStableFunc(by, func(a, b []filter) int { return len(a) - len(b) })
 	filters := []filter{{"all rows", -1, ""}}
+	if len(only) > 0 {
+		// "¿cuántos litros recibió la zona A en total?" is about zone
+		// A's rows: offered all rows too, the 0.5B chose them.
+		by, filters = [][]filter{only}, nil
+	}
 	for _, fs := range by {
 		if (len(filters)+len(fs))*len(ops) > maxQueries {
 			break
@@ -84,7 +112,7 @@ func (t *Table) queries() []query {
 	seen := map[string]bool{"none": true}
 	for _, f := range filters {
 		for _, o := range ops {
-			q := query{f.text + ": " + o.text, f.col, f.value, o.name, o.of}
+			q := query{o.text + ", " + f.text, f.col, f.value, o.name, o.of}
 			if f.col < 0 && o.name == "list" || seen[q.text] {
 				continue // the whole table; a text that two columns' names make twice
 			}
@@ -95,14 +123,30 @@ func (t *Table) queries() []query {
 	return out
 }
 
-// Queries returns every query of the table, and "none": the rows (all,
-// or those whose cell of a column that is not numeric, with at most
-// maxQueryValues distinct cells and no more than half the rows, has a
-// value), then ": " and what of them: "list", "count", or the sum,
-// average, greatest or least value of a numeric column other than the
-// first.
-func (t *Table) Queries() []string {
-	qs := t.queries()
+// names reports whether question, of words terms (words.Terms), names
+// the value v of a cell: as one of its words, in the case written for a
+// value of one or two letters ("zona A", not "On a vendu"), or, for a
+// longer value, anywhere in any case ("c-001", "Hex bolt M8").
+func names(question string, terms []string, v string) bool {
+	if len([]rune(v)) <= 2 {
+		return slices.Contains(terms, v)
+	}
+	return strings.Contains(strings.ToLower(question), strings.ToLower(v))
+}
+
+// Queries returns the queries of the table for question, and "none":
+// what of the rows, "list", "count", or the sum, average, or the row
+// with the greatest or least value of a numeric column other than the
+// first; then ", " and the rows, "all rows" or "only where" a column
+// that is not numeric has a value: any of a column of few values
+// (maxQueryValues), or one the question names: "count, only where zone
+// = A", "sum of total, only where customer_id = C-001". Offered every
+// date or id of a table, the 0.5B chose the first date's rows for a
+// quarter's total. A question that names one value of a column of few
+// values is about that value's rows: its queries are only those, and
+// those of another such value it names.
+func (t *Table) Queries(question string) []string {
+	qs := t.queries(question)
 	out := make([]string, len(qs))
 	for i, q := range qs {
 		out[i] = q.text
@@ -110,12 +154,13 @@ func (t *Table) Queries() []string {
 	return out
 }
 
-// Query returns the answer to q, one of the table's Queries but "none",
-// as a line that restates it: "rows where zone = A: sum of water_l =
-// 64.5 (7 of 14 rows)"; a list or a greatest or least value gives the
-// rows, as they are in the file, on the lines after it.
-func (t *Table) Query(text string) (string, error) {
-	qs := t.queries()
+// Query returns the answer to q, one of the table's Queries for
+// question but "none", as a line that restates it: "sum of water_l,
+// only where zone = A: 64.5 (7 of 14 rows)"; a list or a greatest or
+// least value gives the rows, as they are in the file, on the lines
+// after it.
+func (t *Table) Query(question, text string) (string, error) {
+	qs := t.queries(question)
 	i := slices.IndexFunc(qs, func(q query) bool { return q.text == text })
 	if i <= 0 { // not a query, or none
 		return "", fmt.Errorf("%w: %q", ErrQuery, text)
@@ -149,7 +194,7 @@ func (t *Table) Query(text string) (string, error) {
 		}
 		return fmt.Sprintf("%s %s:\n%s", text, of, strings.Join(ls, "\n")), nil
 	case "count":
-		return fmt.Sprintf("%s = %d %s", text, len(rows), of), nil
+		return fmt.Sprintf("%s: %d %s", text, len(rows), of), nil
 	}
 	sum, decimals, best := 0.0, 0, 0
 	for i, r := range rows {
@@ -164,10 +209,10 @@ func (t *Table) Query(text string) (string, error) {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
 	switch q.op {
 	case "sum":
-		return fmt.Sprintf("%s = %s %s", text, f(sum), of), nil
+		return fmt.Sprintf("%s: %s %s", text, f(sum), of), nil
 	case "average":
-		return fmt.Sprintf("%s = %s %s", text, strconv.FormatFloat(sum/float64(len(rows)), 'f', decimals+1, 64), of), nil
+		return fmt.Sprintf("%s: %s %s", text, strconv.FormatFloat(sum/float64(len(rows)), 'f', decimals+1, 64), of), nil
 	}
 	v, _, _ := number(rows[best][q.of])
-	return fmt.Sprintf("%s = %s %s, in the row:\n%s", text, f(v), of, line(rows[best])), nil
+	return fmt.Sprintf("%s: %s %s, in the row:\n%s", text, f(v), of, line(rows[best])), nil
 }

@@ -19,26 +19,26 @@ func TestTableQuery(t *testing.T) {
 		t.Fatal("ParseTable: not a table")
 	}
 	for _, tc := range []struct{ query, want string }{
-		{"rows where zone = A: sum of water_l", "rows where zone = A: sum of water_l = 18.5 (2 of 4 rows)"},
-		{"all rows: sum of water_l", "all rows: sum of water_l = 28.0 (4 of 4 rows)"},
-		{"all rows: count", "all rows: count = 4 (4 of 4 rows)"},
-		{"rows where zone = B: average of temp_max_c", "rows where zone = B: average of temp_max_c = 26.05 (2 of 4 rows)"},
-		{"all rows: greatest temp_max_c", "all rows: greatest temp_max_c = 29.8 (4 of 4 rows), in the row:\n2024-06-02,A,29.8,10.0"},
-		{"rows where zone = B: least water_l", "rows where zone = B: least water_l = 4.0 (2 of 4 rows), in the row:\n2024-06-01,B,25.1,4.0"},
-		{"rows where date = 2024-06-02: list", "rows where date = 2024-06-02: list (2 of 4 rows):\n2024-06-02,A,29.8,10.0\n2024-06-02,B,27.0,5.5"},
+		{"sum of water_l, only where zone = A", "sum of water_l, only where zone = A: 18.5 (2 of 4 rows)"},
+		{"sum of water_l, all rows", "sum of water_l, all rows: 28.0 (4 of 4 rows)"},
+		{"count, all rows", "count, all rows: 4 (4 of 4 rows)"},
+		{"average of temp_max_c, only where zone = B", "average of temp_max_c, only where zone = B: 26.05 (2 of 4 rows)"},
+		{"the row with the greatest temp_max_c, all rows", "the row with the greatest temp_max_c, all rows: 29.8 (4 of 4 rows), in the row:\n2024-06-02,A,29.8,10.0"},
+		{"the row with the least water_l, only where zone = B", "the row with the least water_l, only where zone = B: 4.0 (2 of 4 rows), in the row:\n2024-06-01,B,25.1,4.0"},
+		{"list, only where date = 2024-06-02", "list, only where date = 2024-06-02 (2 of 4 rows):\n2024-06-02,A,29.8,10.0\n2024-06-02,B,27.0,5.5"},
 	} {
-		got, err := table.Query(tc.query)
+		got, err := table.Query("", tc.query)
 		if err != nil || got != tc.want {
 			t.Errorf("Query(%q) = %q, %v; want %q", tc.query, got, err, tc.want)
 		}
 	}
-	for _, q := range []string{"none", "all rows: list", "rows where zone = C: count", "rows where water_l = 4.0: count", "all rows: sum of date", "all rows: sum of zone", "drop table"} {
-		if _, err := table.Query(q); !errors.Is(err, ErrQuery) {
+	for _, q := range []string{"none", "list, all rows", "count, only where zone = C", "count, only where water_l = 4.0", "sum of date, all rows", "sum of zone, all rows", "rows where zone = A: sum of water_l", "drop table"} {
+		if _, err := table.Query("", q); !errors.Is(err, ErrQuery) {
 			t.Errorf("Query(%q): err %v, want ErrQuery", q, err)
 		}
 	}
-	qs := table.Queries()
-	if qs[0] != "none" || !slices.Contains(qs, "rows where zone = A: sum of water_l") || slices.Contains(qs, "all rows: sum of date") {
+	qs := table.Queries("")
+	if qs[0] != "none" || !slices.Contains(qs, "sum of water_l, only where zone = A") || slices.Contains(qs, "sum of date, all rows") {
 		t.Errorf("Queries() = %q", qs)
 	}
 	for _, tc := range []struct{ name, text string }{
@@ -50,14 +50,52 @@ func TestTableQuery(t *testing.T) {
 			t.Errorf("ParseTable(%q, %q) is a table", tc.name, tc.text)
 		}
 	}
-	// A value may hold the ": " that ends the rows' part of a query.
-	notes, _ := ParseTable("n.csv", "id,note,qty\n1,a: b,2\n2,a: b,3\n3,c,4\n4,c,1\n")
-	if got, err := notes.Query("rows where note = a: b: sum of qty"); err != nil || got != "rows where note = a: b: sum of qty = 5 (2 of 4 rows)" {
+	// A value may hold the ", " that ends the figure's part of a query.
+	notes, _ := ParseTable("n.csv", "id,note,qty\n1,\"a, b\",2\n2,\"a, b\",3\n3,c,4\n4,c,1\n")
+	if got, err := notes.Query("", "sum of qty, only where note = a, b"); err != nil || got != "sum of qty, only where note = a, b: 5 (2 of 4 rows)" {
 		t.Errorf("Query = %q, %v", got, err)
+	}
+	// A question that names one value of a column of few values is
+	// about its rows; naming two, or a lower-case "a", it may be about
+	// all of them.
+	for _, tc := range []struct {
+		question string
+		all      bool
+	}{
+		{"¿Cuántos litros recibió la zona A en total?", false},
+		{"六月份A区一共浇了多少升水？", false},
+		{"How much did zones A and B get together?", true},
+		{"On a arrosé combien de litres ?", true},
+	} {
+		qs := table.Queries(tc.question)
+		if slices.Contains(qs, "sum of water_l, all rows") != tc.all || !slices.Contains(qs, "sum of water_l, only where zone = A") {
+			t.Errorf("Queries(%q) = %q; want all rows offered: %v", tc.question, qs, tc.all)
+		}
+	}
+	// A column of ids (more values than half the rows) selects rows by
+	// the values the question holds only.
+	orders, _ := ParseTable("o.csv", "id,customer,total\nS-1,C-001,10.00\nS-2,C-002,5.50\nS-3,C-001,2.25\n")
+	for _, tc := range []struct {
+		question, query string
+		ok              bool
+	}{
+		{"What did C-001 spend?", "sum of total, only where customer = C-001", true},
+		{"What did c-001 spend?", "sum of total, only where customer = C-001", true},
+		{"What did C-001 spend?", "sum of total, only where customer = C-002", false},
+		{"What was order S-2?", "list, only where id = S-2", true},
+		{"", "list, only where id = S-2", false},
+	} {
+		got, err := orders.Query(tc.question, tc.query)
+		if ok := err == nil; ok != tc.ok || slices.Contains(orders.Queries(tc.question), tc.query) != tc.ok {
+			t.Errorf("Query(%q, %q) = %q, %v; want it offered: %v", tc.question, tc.query, got, err, tc.ok)
+		}
+	}
+	if got, _ := orders.Query("C-001?", "sum of total, only where customer = C-001"); got != "sum of total, only where customer = C-001: 12.25 (2 of 3 rows)" {
+		t.Errorf("Query = %q", got)
 	}
 	// A cell holding the separator is written back quoted.
 	quoted, _ := ParseTable("c.csv", "id,name,qty\n1,\"Bolt, M8\",4\n2,Nut,1\n")
-	if got, err := quoted.Query("all rows: greatest qty"); err != nil || got != "all rows: greatest qty = 4 (2 of 2 rows), in the row:\n1,\"Bolt, M8\",4" {
+	if got, err := quoted.Query("", "the row with the greatest qty, all rows"); err != nil || got != "the row with the greatest qty, all rows: 4 (2 of 2 rows), in the row:\n1,\"Bolt, M8\",4" {
 		t.Errorf("Query = %q, %v", got, err)
 	}
 }
