@@ -83,7 +83,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	first := 1                        // the number of old's first line
 	windowed := false                 // old is a part of the file
 	switch {
-	case rec == nil && create && a.fromUnread(ctx, turn, request, unread, on):
+	case rec == nil && create && (namedAfter(newFile, unread) || a.fromUnread(ctx, turn, request, unread, on)):
 		return nil, false, nil
 	case rec == nil && create:
 		// A new file from the request alone.
@@ -488,6 +488,28 @@ func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unre
 		Stream:     func(string) {},
 	})
 	return err == nil && strings.TrimSpace(comp.Content) == "yes"
+}
+
+// namedAfter reports whether the new file is named after a file in
+// unread, the files that could not be read: the same name but for the
+// extensions, in any case ("secrets.bak" after "../secrets.env",
+// "hosts.txt" after "/etc/hosts"). Such a file is a copy, a backup or a
+// part of the other, whatever the request's words, and the request alone
+// cannot give its content: asked to back up ../secrets.env as
+// secrets.bak, the 0.5B chose (fromUnread) that it was not, and wrote a
+// script into it. A note named after what it is about ("nginx.md" on
+// /etc/nginx/nginx.conf) is not written from the request either; the
+// turn goes on, and its answer tells that the read failed.
+func namedAfter(file string, unread []string) bool {
+	stem := func(p string) string {
+		base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+		if i := strings.Index(base[min(1, len(base)):], "."); i >= 0 {
+			base = base[:i+min(1, len(base))] // ".env.local" keeps ".env"
+		}
+		return strings.ToLower(base)
+	}
+	s := stem(file)
+	return slices.ContainsFunc(unread, func(u string) bool { return stem(u) == s })
 }
 
 // isNumbered reports whether line is numbered as read_file shows a line.

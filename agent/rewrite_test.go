@@ -346,10 +346,15 @@ func TestAgentChangeReadsOutsideFirst(t *testing.T) {
 		name, request string
 		replies       []string
 		file          string // the new file
+		asked         bool   // fromUnread's choice is put to the model
 		written       bool
 	}{
-		{"a copy", "Copy /etc/hosts into hosts.txt.", []string{"change", "yes", "I could not read /etc/hosts."}, "hosts.txt", false},
-		{"a file that names it", "Add /var/log/app.log to a new .gitignore", []string{"change", "no", "```\n/var/log/app.log\n```", "Done."}, ".gitignore", true},
+		{"a copy", "Copy /etc/hosts into etc-hosts.txt.", []string{"change", "yes", "I could not read /etc/hosts."}, "etc-hosts.txt", true, false},
+		{"a file that names it", "Add /var/log/app.log to a new .gitignore", []string{"change", "no", "```\n/var/log/app.log\n```", "Done."}, ".gitignore", true, true},
+		// Named after the file not read: not written, whatever the
+		// model would choose (the 0.5B chose no for this one).
+		{"named after it", "Make a backup of ../secrets.env as secrets.bak", []string{"change", "I could not read ../secrets.env."}, "secrets.bak", false, false},
+		{"named after it, other extension", "Copy /etc/hosts into hosts.txt.", []string{"change", "I could not read /etc/hosts."}, "hosts.txt", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -362,8 +367,8 @@ func TestAgentChangeReadsOutsideFirst(t *testing.T) {
 			if len(turn.Calls) == 0 || turn.Calls[0].Name != "read_file" || !turn.Calls[0].ByAgent || turn.Calls[0].Result.ErrorType != tools.TypePermissionDenied {
 				t.Fatalf("calls %+v, want the refused read first", turn.Calls)
 			}
-			if !strings.Contains(eng.prompts[1], "Could not be read: ") {
-				t.Errorf("second prompt, want the choice of fromUnread:\n%s", eng.prompts[1])
+			if asked := strings.Contains(eng.prompts[1], "Could not be read: "); asked != tc.asked {
+				t.Errorf("fromUnread's choice asked: %v, want %v; second prompt:\n%s", asked, tc.asked, eng.prompts[1])
 			}
 			_, err = os.Stat(filepath.Join(dir, tc.file))
 			if written := err == nil; written != tc.written {
@@ -374,6 +379,28 @@ func TestAgentChangeReadsOutsideFirst(t *testing.T) {
 				t.Errorf("the refusal is not in the answer's prompt or the answer %q:\n%s", turn.Content, last)
 			}
 		})
+	}
+}
+
+func TestNamedAfter(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		unread []string
+		want   bool
+	}{
+		{"secrets.bak", []string{"../secrets.env"}, true},
+		{"hosts.txt", []string{"/etc/hosts"}, true},
+		{"backup/Config.YAML.bak", []string{"config.yaml"}, true},
+		{".env.bak", []string{"../.env"}, true},
+		{".gitignore", []string{"/var/log/app.log"}, false},
+		{"notes.md", []string{"/etc/nginx/nginx.conf", "../notes-old.md"}, false},
+		{"nginx.md", []string{"/etc/nginx/nginx.conf"}, true}, // a note about it too
+		{".env", []string{"../.envrc"}, false},
+		{"hosts.txt", nil, false},
+	} {
+		if got := namedAfter(tc.file, tc.unread); got != tc.want {
+			t.Errorf("namedAfter(%q, %q) = %v, want %v", tc.file, tc.unread, got, tc.want)
+		}
 	}
 }
 
