@@ -66,7 +66,7 @@ func (t *Table) queries(question string) []query {
 		col   int
 		value string
 	}
-	terms := words.Terms(question)
+	terms, folded := words.Terms(question), strings.ToLower(question)
 	var by [][]filter // the filters of each column that may choose rows
 	var only []filter // those of a value the question names, one of its column
 	for c, h := range t.Head {
@@ -81,7 +81,7 @@ func (t *Table) queries(question string) []query {
 				continue
 			}
 			f := filter{"only where " + h + " = " + v, c, v}
-			if names(question, terms, v) {
+			if names(terms, folded, v) {
 				named = append(named, f)
 				fs = append(fs, f)
 			} else if few {
@@ -123,15 +123,16 @@ func (t *Table) queries(question string) []query {
 	return out
 }
 
-// names reports whether question, of words terms (words.Terms), names
-// the value v of a cell: as one of its words, in the case written for a
-// value of one or two letters ("zona A", not "On a vendu"), or, for a
-// longer value, anywhere in any case ("c-001", "Hex bolt M8").
-func names(question string, terms []string, v string) bool {
+// names reports whether a question, of words terms (words.Terms) and
+// lower case folded, names the value v of a cell: as one of its words,
+// in the case written, for a value of one or two letters ("zona A", not
+// "On a vendu"), or anywhere in any case for a longer value ("c-001",
+// "Hex bolt M8").
+func names(terms []string, folded, v string) bool {
 	if len([]rune(v)) <= 2 {
 		return slices.Contains(terms, v)
 	}
-	return strings.Contains(strings.ToLower(question), strings.ToLower(v))
+	return strings.Contains(folded, strings.ToLower(v))
 }
 
 // Queries returns the queries of the table for question, and "none":
