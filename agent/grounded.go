@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,7 +86,8 @@ func listingNote(calls []ToolRecord, answer string) string {
 // maxNoteNames bounds the names of one folder in listingNote.
 const maxNoteNames = 40
 
-// answerOf is the answer shown for the model's text: grounded in the
+// answerOf is the answer shown for the model's text, without the lines
+// that quote or name what no tool returned: grounded in the
 // turn's calls after note (groundedAnswer), with the names of the
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
@@ -94,6 +96,9 @@ const maxNoteNames = 40
 func (a *Agent) answerOf(turn Turn, note, text string) string {
 	if len(turn.Calls) > 0 && quoted.MatchString(text) {
 		text = withoutUnfounded(text, a.returned(turn))
+	}
+	if len(turn.Calls) > 0 {
+		text = withoutUnknownFiles(text, a.heard(turn))
 	}
 	changed := a.changeNote(turn.Calls) != ""
 	if !changed && misquotes(text, turn.Calls) {
@@ -464,26 +469,55 @@ var quoted = regexp.MustCompile("\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)
 const minQuoted = 4
 
 // returned returns the words (words.Keys) of what the conversation up to
-// the turn's answer holds: the user's messages and the tools' results,
-// and the turn's request, calls' arguments and results.
+// the turn's answer holds (heard).
 func (a *Agent) returned(turn Turn) map[string]bool {
 	known := map[string]bool{}
-	add := func(text string) {
-		for _, k := range words.Keys(text) {
-			known[k] = true
-		}
-	}
-	for _, m := range a.history {
-		if m.Role == RoleUser || m.Role == RoleTool {
-			add(m.Content)
-		}
-	}
-	add(turn.request)
-	for _, c := range turn.Calls {
-		add(string(c.Arguments))
-		add(c.Result.Text())
+	for _, k := range words.Keys(a.heard(turn)) {
+		known[k] = true
 	}
 	return known
+}
+
+// heard returns what the conversation up to the turn's answer holds, one
+// text a line: the user's messages and the tools' results, and the
+// turn's request, calls' arguments and results.
+func (a *Agent) heard(turn Turn) string {
+	var b strings.Builder
+	for _, m := range a.history {
+		if m.Role == RoleUser || m.Role == RoleTool {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	b.WriteString(turn.request + "\n")
+	for _, c := range turn.Calls {
+		b.WriteString(string(c.Arguments) + "\n" + c.Result.Text() + "\n")
+	}
+	return b.String()
+}
+
+// Files no tool named: asked which GitHub Actions workflow files a
+// repository has, the 0.5B searched for "example" and answered that it
+// has one, `actions.yml`; the repository has ci.yml. A line of an
+// answer that names a file (tools.FileNames, whose name has a dot:
+// "actions.yml", "docs/ci.md", "example.com"; not "</tool_call>") that
+// nothing of the conversation holds, by its name without the folders, in
+// any case, is dropped, as a line quoting what no tool returned is.
+
+// withoutUnknownFiles returns text without its lines that name a file
+// the conversation, heard, does not hold.
+func withoutUnknownFiles(text, heard string) string {
+	heard = strings.ToLower(heard)
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !slices.ContainsFunc(tools.FileNames(l), func(f string) bool {
+			name := strings.ToLower(path.Base(f))
+			return strings.Contains(name, ".") && !strings.Contains(heard, name)
+		}) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // misquotes reports whether text shows a line of the file the turn read

@@ -258,13 +258,57 @@ func TestAnswerUnfounded(t *testing.T) {
 			"It says “ask Marchal whether the planters are allowed on the railing”.", []ToolRecord{read}},
 		{"one line of two dropped", "The item is in todo.md.\nIt reads «Water the tomatoes every second evening please».",
 			"The item is in todo.md.", []ToolRecord{read}},
-		{"short quotations name things", "Set `retries` to \"5\" in `config.yaml`.", "Set `retries` to \"5\" in `config.yaml`.", []ToolRecord{read}},
+		{"short quotations name things", "Set `retries` to \"5\" in `todo.md`.", "Set `retries` to \"5\" in `todo.md`.", []ToolRecord{read}},
 		{"a translation", "待办事项是「询问马沙尔太太栏杆上能否挂花盆」。", "待办事项是「询问马沙尔太太栏杆上能否挂花盆」。", []ToolRecord{read}},
 		{"no call, not checked", `A map's zero value is "nil, and writing to it panics at run time".`,
 			`A map's zero value is "nil, and writing to it panics at run time".`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			turn := Turn{request: request, Calls: tc.calls}
+			if got := a.answerOf(turn, "", tc.text); got != tc.want {
+				t.Errorf("answerOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAnswerUnknownFiles: a line of an answer that names a file nothing
+// of the conversation holds is dropped; a file the tools or the request
+// named, a word with an extension no file has, and an answer to a turn
+// without calls are kept.
+func TestAnswerUnknownFiles(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{reg: reg}
+	grep := ToolRecord{Name: "grep_search", Arguments: json.RawMessage(`{"pattern":"example"}`),
+		Result: tools.OK("2 matches for \"example\" in **:\nREADME.md:17: Examples:\nREADME.md:31: See `config.example.json` for the config file format")}
+	ls := ToolRecord{Name: "ls", Arguments: json.RawMessage(`{"path":".github/workflows"}`),
+		Result: tools.OK("Directory: .github/workflows\nTYPE  SIZE   MODIFIED          NAME\nFILE  504 B  2026-11-29 21:40  ci.yml\n1 file, 0 dirs, total size 504 B\n")}
+	const request = "Which GitHub Actions workflow files does this repo have?"
+	for _, tc := range []struct {
+		name, text, want string
+		calls            []ToolRecord
+	}{
+		{"a name no tool returned", "This repo has a GitHub Actions workflow file named `actions.yml`.",
+			"`grep_search example` returned:\n```\n2 matches for \"example\" in **:\nREADME.md:17: Examples:\nREADME.md:31: See `config.example.json` for the config file format\n```",
+			[]ToolRecord{grep}},
+		{"the name ls returned, by its path", "It has one: .github/workflows/ci.yml.", "It has one: .github/workflows/ci.yml.", []ToolRecord{grep, ls}},
+		{"in any case", "Il y en a un : CI.yml, dans .github/workflows.", "Il y en a un : CI.yml, dans .github/workflows.\n\n.github/workflows/: ci.yml", []ToolRecord{ls}},
+		{"one line of two dropped", "The config format is in config.example.json.\nThe workflow is deploy.yml.",
+			"The config format is in config.example.json.", []ToolRecord{grep}},
+		{"no file named", "The config format is described, e.g. in the README, at line 31.", "The config format is described, e.g. in the README, at line 31.", []ToolRecord{grep}},
+		{"a host no tool returned", "Its format is documented at docs.example.com.", "`grep_search example` returned:\n```\n2 matches for \"example\" in **:\nREADME.md:17: Examples:\nREADME.md:31: See `config.example.json` for the config file format\n```", []ToolRecord{grep}},
+		{"named by the request", "Yes, release.yml is missing: there is ci.yml.", "Yes, release.yml is missing: there is ci.yml.", []ToolRecord{ls}},
+		{"no call, not checked", "Add a .github/workflows/test.yml file.", "Add a .github/workflows/test.yml file.", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request
+			if tc.name == "named by the request" {
+				req = "Is there a release.yml workflow?"
+			}
+			turn := Turn{request: req, Calls: tc.calls}
 			if got := a.answerOf(turn, "", tc.text); got != tc.want {
 				t.Errorf("answerOf = %q, want %q", got, tc.want)
 			}
