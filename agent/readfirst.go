@@ -17,9 +17,9 @@ import (
 // offered (ToolChoice None), and not a file below the working directory
 // that does not exist when the model chose a change (a file to create;
 // a path outside is read, and the refusal shown). With list it lists the
-// folders named too (see listFolders): asked "what's in the scripts
-// folder?", the 0.5B listed the working directory. It reports whether it
-// ran any call.
+// folders named too (see listFolders), or the working directory when
+// nothing is named: asked "what's in the scripts folder?", the
+// 0.5B listed the working directory. It reports whether it ran any call.
 func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats repeatGuard, named []tools.Mention, list bool, on func(Event)) (Step, bool, error) {
 	if !a.opts.ReadFirst || a.opts.ToolChoice == grammar.None {
 		return Step{}, false, nil
@@ -29,6 +29,15 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 	}
 	if _, ok := a.reg.Lookup(listTool); !ok {
 		list = false
+	}
+	// A listing that names nothing is of the working directory, its
+	// hidden folders too: asked which GitHub Actions workflow files a
+	// repository has, the 0.5B searched for "example" and answered with
+	// a file name no tool returned. ls names the files below the
+	// folders (.github/workflows/ci.yml) too.
+	whole := list && len(named) == 0
+	if whole {
+		named = []tools.Mention{{Path: ".", Dir: true}}
 	}
 	var calls []grammar.Call
 	var paths []string
@@ -49,7 +58,11 @@ func (a *Agent) readFirst(ctx context.Context, x *Executor, turn *Turn, repeats 
 		if len(calls) == maxReadFirst {
 			break
 		}
-		args, err := json.Marshal(map[string]string{"path": m.Path})
+		arg := map[string]any{"path": m.Path}
+		if whole {
+			arg["show_hidden"] = true
+		}
+		args, err := json.Marshal(arg)
 		if err != nil {
 			continue
 		}

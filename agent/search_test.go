@@ -92,7 +92,9 @@ func TestAgentSearchFirst(t *testing.T) {
 		{"nothing found", "Qui gère le barbecue ?", []string{"read", "barbecue", "Nobody.", "Nobody."}, "barbecue", "", ""},
 		{"a file named", "What does notes/meeting.md say?", []string{"read", "It says a pump."}, "", "notes/meeting.md", ""},
 		{"no files needed", "What is 7 squared?", []string{"none", "49"}, "", "", ""},
-		{"a listing: names, not content", "Quels fichiers y a-t-il ici ?", []string{"list", hermes(call("ls", `{"path":"."}`)), "notes/ and parser.go."}, "", "", ""},
+		// A listing is not searched; naming no folder, it is of the
+		// working directory (readFirst).
+		{"a listing: names, not content", "Quels fichiers y a-t-il ici ?", []string{"list", "notes/ and parser.go."}, "", "", ""},
 		// README.md's line would rank first in the whole folder; a
 		// question is given the folder's listing and the search's lines,
 		// a change the best line's file.
@@ -142,8 +144,9 @@ func TestAgentSearchFirst(t *testing.T) {
 			if pattern != tc.pattern || read != tc.read || filter != tc.filter {
 				t.Errorf("searched %q in %q and read %q, want %q in %q and %q; calls %+v", pattern, filter, read, tc.pattern, tc.filter, tc.read, turn.Calls)
 			}
-			// A question that names a folder: it is listed (readFirst).
-			if want := tc.filter != "" && tc.replies[0] != "change"; listed != want {
+			// A question that names a folder, and a listing: it is listed
+			// (readFirst).
+			if want := tc.filter != "" && tc.replies[0] != "change" || tc.replies[0] == "list"; listed != want {
 				t.Errorf("listed the folder: %v, want %v", listed, want)
 			}
 			where := ""
@@ -151,6 +154,9 @@ func TestAgentSearchFirst(t *testing.T) {
 				where = " in " + tc.filter
 			}
 			req := a.History()[0].Content
+			if tc.replies[0] == "list" && !strings.Contains(req, ".github/workflows/ci.yml") {
+				t.Errorf("the listing of the working directory lacks its hidden folders' files:\n%s", req)
+			}
 			if tc.filter != "" && strings.Contains(req, "README.md:1:") {
 				t.Errorf("searched outside %s:\n%s", tc.filter, req)
 			}
