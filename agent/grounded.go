@@ -498,24 +498,33 @@ func (a *Agent) heard(turn Turn) string {
 // Files no tool named: asked which GitHub Actions workflow files a
 // repository has, the 0.5B searched for "example" and answered that it
 // has one, `actions.yml`; the repository has ci.yml. A line of an
-// answer that names a file (tools.FileNames, whose name has a dot:
-// "actions.yml", "docs/ci.md", "example.com"; not "</tool_call>") that
-// nothing of the conversation holds, by its name without the folders, in
-// any case, is dropped, as a line quoting what no tool returned is.
+// answer that names a file of the working directory (tools.FileNames,
+// a relative path whose name has a dot: "actions.yml", "docs/ci.md";
+// not "</tool_call>") that nothing of the conversation holds, by its
+// name without the folders, in any case, is dropped, as a line quoting
+// what no tool returned is. An absolute path ("/path/to/config.json")
+// is no file of the working directory, and a fenced block is an example
+// to run or write, not checked: dropped, its lines left the fences
+// empty.
 
-// withoutUnknownFiles returns text without its lines that name a file
-// the conversation, heard, does not hold.
+// withoutUnknownFiles returns text without its lines, outside fenced
+// blocks, that name a file the conversation, heard, does not hold.
 func withoutUnknownFiles(text, heard string) string {
 	heard = strings.ToLower(heard)
+	unknown := func(f string) bool {
+		name := strings.ToLower(path.Base(f))
+		return !strings.HasPrefix(f, "/") && !strings.HasPrefix(f, "~") && strings.Contains(name, ".") && !strings.Contains(heard, name)
+	}
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
+	fenced := false
 	for _, l := range lines {
-		if !slices.ContainsFunc(tools.FileNames(l), func(f string) bool {
-			name := strings.ToLower(path.Base(f))
-			return strings.Contains(name, ".") && !strings.Contains(heard, name)
-		}) {
-			kept = append(kept, l)
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		} else if !fenced && slices.ContainsFunc(tools.FileNames(l), unknown) {
+			continue
 		}
+		kept = append(kept, l)
 	}
 	return strings.Join(kept, "\n")
 }

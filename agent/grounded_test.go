@@ -301,6 +301,9 @@ func TestAnswerUnknownFiles(t *testing.T) {
 		{"no file named", "The config format is described, e.g. in the README, at line 31.", "The config format is described, e.g. in the README, at line 31.", []ToolRecord{grep}},
 		{"a host no tool returned", "Its format is documented at docs.example.com.", "`grep_search example` returned:\n```\n2 matches for \"example\" in **:\nREADME.md:17: Examples:\nREADME.md:31: See `config.example.json` for the config file format\n```", []ToolRecord{grep}},
 		{"named by the request", "Yes, release.yml is missing: there is ci.yml.", "Yes, release.yml is missing: there is ci.yml.", []ToolRecord{ls}},
+		{"an absolute path is no file of the project", "Run it as logsift --config /path/to/config.json.", "Run it as logsift --config /path/to/config.json.", []ToolRecord{grep}},
+		{"a fenced example, not checked", "Run:\n```sh\nlogsift --config my-config.json\n```\nSee config.example.json.", "Run:\n```sh\nlogsift --config my-config.json\n```\nSee config.example.json.", []ToolRecord{grep}},
+		{"checked after a fenced block", "```\nci.yml\n```\nAnd release.yml.", "```\nci.yml\n```", []ToolRecord{ls}},
 		{"no call, not checked", "Add a .github/workflows/test.yml file.", "Add a .github/workflows/test.yml file.", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
