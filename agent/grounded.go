@@ -530,15 +530,21 @@ func withoutUnknownFiles(text, heard string) string {
 }
 
 // misquotes reports whether text shows a line of the file the turn read
-// as read_file shows it ("8: __version__ = \"2.3.2\"") but not as the
-// file holds it, space around it aside. The 0.5B, which had written
-// app/__init__.py back unchanged for a version bump, answered with the
-// file "as it is", its version bumped. It is checked only while the
-// file is as read (the caller's part: no change made) and when the turn
-// read one file: of two, which one a line is of is not known.
+// otherwise than the file holds it: as read_file shows it ("8:
+// __version__ = \"2.3.2\"") but not as the file holds it, space around
+// it aside; or as a setting ("iva: 5", "- **port** = 8080") whose key a
+// line of the file sets to another value (settingOf). The 0.5B, which
+// had written app/__init__.py back unchanged for a version bump,
+// answered with the file "as it is", its version bumped; asked in
+// Italian to lower the VAT to 5 % in a shop's config, it wrote nothing
+// and showed the file holding "iva: 5" (it holds "iva: 10"). It is
+// checked only while the file is as read (the caller's part: no change
+// made) and when the turn read one file: of two, which one a line is of
+// is not known.
 func misquotes(text string, calls []ToolRecord) bool {
 	var path string
-	lines := map[int]string{} // by number, as the file holds them
+	lines := map[int]string{}       // by number, as the file holds them
+	values := map[string][]string{} // the values the file's settings hold, by key
 	for _, r := range calls {
 		if r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
@@ -551,6 +557,9 @@ func misquotes(text string, calls []ToolRecord) bool {
 		for _, l := range strings.Split(*r.Result.Data, "\n") {
 			if n, held, ok := tools.NumberedLine(l); ok {
 				lines[n] = strings.TrimSpace(held)
+				if k, v, ok := settingOf(held); ok {
+					values[k] = append(values[k], v)
+				}
 			}
 		}
 	}
@@ -559,8 +568,52 @@ func misquotes(text string, calls []ToolRecord) bool {
 		if held, read := lines[n]; ok && read && held != strings.TrimSpace(shown) {
 			return true
 		}
+		if ok {
+			l = shown
+		}
+		if k, v, ok := settingOf(l); ok && len(values[k]) > 0 && !slices.ContainsFunc(values[k], func(held string) bool { return sameSetting(v, held) }) {
+			return true
+		}
 	}
 	return false
+}
+
+// settingOf returns the key, in lower case, and the value of a line that
+// sets one ("iva: 10", "PORT = 8080", "- **retries**: 3", "`iva: 5`"): a
+// key of a letter or underscore then letters, digits, "_", "-" or ".",
+// before the first ":" or "=", and a value after it; false for any other
+// line (prose, "3:30 pm", "The file config/negozio.yaml:").
+func settingOf(line string) (key, value string, ok bool) {
+	line = strings.TrimSpace(strings.NewReplacer("`", "", "**", "").Replace(line))
+	line = strings.TrimSpace(strings.TrimLeft(line, "-*•"))
+	i := strings.IndexAny(line, ":=")
+	if i <= 0 {
+		return "", "", false
+	}
+	key, value = strings.TrimSpace(line[:i]), strings.Trim(strings.TrimSpace(line[i+1:]), `"',`)
+	if value == "" || !settingKey.MatchString(key) {
+		return "", "", false
+	}
+	return strings.ToLower(key), value, true
+}
+
+// settingKey matches a setting's key (settingOf).
+var settingKey = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_.-]*$`)
+
+// sameSetting reports whether a setting's value shown is the value held:
+// the same, or one of them the other followed by more than letters and
+// digits ("10 %" of "10", "10  # percent" of "10"); "5" is not "15".
+func sameSetting(shown, held string) bool {
+	prefix := func(a, b string) bool {
+		rest, ok := strings.CutPrefix(a, b)
+		if !ok {
+			return false
+		}
+		r, _ := utf8.DecodeRuneInString(rest)
+		return rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}
+	shown, held = strings.ToLower(shown), strings.ToLower(held)
+	return prefix(shown, held) || prefix(held, shown)
 }
 
 // withoutUnfounded returns text without its lines that quote what no

@@ -446,6 +446,7 @@ func TestMisquotes(t *testing.T) {
 		return ToolRecord{Name: readFileTool, Arguments: json.RawMessage(`{"path":"` + path + `"}`), Result: tools.OK(data)}
 	}
 	v := read("app/__init__.py", "1: \"\"\"Stockroom.\"\"\"\n2: \n3: __version__ = \"2.3.1\"\n4: def create_app():\n5:     return None\n")
+	cfg := read("config/negozio.yaml", "1: negozio: Forno Bellavista\n2: iva: 10\n3: chiusura: \"19:00\"\n4: max_ordini_giorno: 40  # al giorno\n")
 	for _, tc := range []struct {
 		name  string
 		text  string
@@ -461,6 +462,16 @@ func TestMisquotes(t *testing.T) {
 		{"the same file twice", "3: __version__ = \"2.3.2\"", []ToolRecord{v, v}, true},
 		{"nothing read", "3: x", nil, false},
 		{"a time of day", "The meeting is at:\n3:30 pm", []ToolRecord{v}, false},
+		{"a setting shown with another value", "The file config/negozio.yaml:\nnegozio: Forno Bellavista\niva: 5", []ToolRecord{cfg}, true},
+		{"a setting as a list item, in bold", "- **IVA**: 5 %", []ToolRecord{cfg}, true},
+		{"a setting numbered", "2: iva: 5", []ToolRecord{read("c.yaml", "1: iva: 10\n")}, true},
+		{"a setting as held", "Nella configurazione:\n- `iva: 10`\n- chiusura: 19:00", []ToolRecord{cfg}, false},
+		{"a value with its unit", "iva: 10 %", []ToolRecord{cfg}, false},
+		{"a value held with a comment", "max_ordini_giorno = 40", []ToolRecord{cfg}, false},
+		{"one of a key's values", "name: b", []ToolRecord{read("c.yaml", "1: - name: a\n2: - name: b\n")}, false},
+		{"a key the file does not set", "tva: 5", []ToolRecord{cfg}, false},
+		{"prose with a colon", "Note: the VAT is set in the config.", []ToolRecord{cfg}, false},
+		{"5 is not 15", "iva = 5", []ToolRecord{read("c.ini", "1: iva = 15\n")}, true},
 	} {
 		if got := misquotes(tc.text, tc.calls); got != tc.want {
 			t.Errorf("%s: misquotes = %v, want %v", tc.name, got, tc.want)
