@@ -94,11 +94,9 @@ const maxNoteNames = 40
 // note: made to, the 0.5B went on "The user denied running the tools",
 // which nobody had.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
-	if len(turn.Calls) > 0 && quoted.MatchString(text) {
-		text = withoutUnfounded(text, a.returned(turn))
-	}
 	if len(turn.Calls) > 0 {
-		text = withoutUnknownFiles(text, a.heard(turn))
+		heard := a.heard(turn)
+		text = withoutUnknownFiles(withoutUnfounded(text, heard), heard)
 	}
 	changed := a.changeNote(turn.Calls) != ""
 	if !changed && misquotes(text, turn.Calls) {
@@ -468,16 +466,6 @@ var quoted = regexp.MustCompile("\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)
 // ones name things (a path, a key, a version the answer proposes).
 const minQuoted = 4
 
-// returned returns the words (words.Keys) of what the conversation up to
-// the turn's answer holds (heard).
-func (a *Agent) returned(turn Turn) map[string]bool {
-	known := map[string]bool{}
-	for _, k := range words.Keys(a.heard(turn)) {
-		known[k] = true
-	}
-	return known
-}
-
 // heard returns what the conversation up to the turn's answer holds, one
 // text a line: the user's messages and the tools' results, and the
 // turn's request, calls' arguments and results.
@@ -617,8 +605,15 @@ func sameSetting(shown, held string) bool {
 }
 
 // withoutUnfounded returns text without its lines that quote what no
-// tool returned (unfounded), given the words known.
-func withoutUnfounded(text string, known map[string]bool) string {
+// tool returned (unfounded), given what the conversation holds (heard).
+func withoutUnfounded(text, heard string) string {
+	if !quoted.MatchString(text) {
+		return text
+	}
+	known := map[string]bool{}
+	for _, k := range words.Keys(heard) {
+		known[k] = true
+	}
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
 	for _, l := range lines {
