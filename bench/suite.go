@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -319,7 +320,8 @@ func (s *Suite) files(t Task) map[string]string {
 	return out
 }
 
-// setUp writes task t's files into dir.
+// setUp writes task t's files into dir, each file and folder modified
+// at fixtureTime.
 func (s *Suite) setUp(t Task, dir string) error {
 	for name, content := range s.files(t) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -330,8 +332,19 @@ func (s *Suite) setUp(t Task, dir string) error {
 			return err
 		}
 	}
-	return nil
+	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, fixtureTime(), fixtureTime())
+	})
 }
+
+// fixtureTime is when a task's files were modified, the same in every
+// run: ls shows the time, and a French listing task passed or failed by
+// the minute its files were written, the 0.5B copying the listing one
+// line shorter (stop 68).
+func fixtureTime() time.Time { return time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC) }
 
 // outcome is what a task's run did, as the checks see it.
 type outcome struct {

@@ -99,6 +99,25 @@ func TestParseSuiteErrors(t *testing.T) {
 	}
 }
 
+// TestSetUpTimes: a task's files and folders are modified at the same
+// time in every run, so that a listing reads the same.
+func TestSetUpTimes(t *testing.T) {
+	s := &Suite{Fixtures: map[string]map[string]string{"f": {"a.txt": "one\n", "data/b.csv": "x\n"}}}
+	dir := t.TempDir()
+	if err := s.setUp(Task{ID: "t", Fixture: "f"}, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".", "a.txt", "data", "data/b.csv"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().Equal(fixtureTime()) {
+			t.Errorf("%s modified at %v, want %v", name, fi.ModTime(), fixtureTime())
+		}
+	}
+}
+
 // TestCheck runs each kind of check against a directory the test changes
 // as an agent would.
 func TestCheck(t *testing.T) {
