@@ -145,6 +145,12 @@ type Options struct {
 	// begins with its date as written in the request's language, and
 	// the model continues (see clock.go).
 	ClockAnswer bool
+	// ReadCited: an answer without tools that names one file of the
+	// working directory the turn did not read, in a turn that read one
+	// file and changed nothing, has offgrid read that file (a table is
+	// queried, with TableQuery) and the model answer again (see
+	// cited.go).
+	ReadCited bool
 	// ReadAnswer: when ReadFirst has read every file a request names and
 	// the model chooses (as for ToolsByTopic) that the request needs
 	// information from the files, not a change, the model answers from
@@ -578,6 +584,11 @@ func (a *Agent) answerSeparately(ctx context.Context, start int, turn *Turn, on 
 	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {
 		return a.failed(ctx, turn, comp, err, on)
+	}
+	if again, err := a.readCited(ctx, turn, comp.Content, on); err != nil {
+		return *turn, err
+	} else if again {
+		return a.answerSeparately(ctx, start, turn, on) // from the file cited too
 	}
 	content := a.answerOf(*turn, note, strings.TrimPrefix(comp.Content, strings.TrimSpace(note)))
 	if again, err := a.readClock(ctx, turn, content, on); err != nil {

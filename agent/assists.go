@@ -88,7 +88,7 @@ func (a *Agent) beforeFirstReply(ctx context.Context, t *turnState) (bool, error
 	// the notes, then replaced them with one line in the loop).
 	if read && a.opts.ReadAnswer && (len(t.pending) == 0 && onlyReads(t.in, t.turn.Calls) || kept) {
 		if !kept {
-			if err := a.queryTable(ctx, &t.turn, t.text, t.on); err != nil {
+			if err := a.queryTable(ctx, &t.turn, t.text, 0, t.on); err != nil {
 				t.turn, err = a.failed(ctx, &t.turn, Completion{}, err, t.on)
 				return true, err
 			}

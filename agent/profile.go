@@ -36,6 +36,7 @@ func Assists() []Assist {
 		{"rewrite", "a change to the one file read first, or a new file, is written whole by the model; offgrid edits the lines that differ", func(o *Options) *bool { return &o.Rewrite }},
 		{"read-answer", "a question about the files read first is answered from them without tools (with read-first)", func(o *Options) *bool { return &o.ReadAnswer }},
 		{"table-query", "a question answered from a table read first has the model choose a query of its rows and a column; offgrid computes the figure (with read-answer)", func(o *Options) *bool { return &o.TableQuery }},
+		{"read-cited", "an answer that names one file the turn did not read, after one file read, has offgrid read that file and the model answer again", func(o *Options) *bool { return &o.ReadCited }},
 		{"clock-answer", "the answer of a turn that read the clock begins with its date, written in the request's language; the model continues", func(o *Options) *bool { return &o.ClockAnswer }},
 		{"plain-answer", "an answer after a search of the files sees the lines found and the files read plain: no line numbers, no search words, the request as written", func(o *Options) *bool { return &o.PlainAnswer }},
 		{"tool-examples", "show the tools' examples (a request and the first call) beside their definitions", func(o *Options) *bool { return &o.ToolExamples }},

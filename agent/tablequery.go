@@ -40,14 +40,15 @@ var tableQueryExamples = []struct{ question, query string }{
 }
 
 // queryTable has the model query the first table the turn's own reads
-// read whole, and adds the query and its answer to that read's result.
+// from the call at index from on read whole, and adds the query and its
+// answer to that read's result.
 // It does nothing when Options.TableQuery is off, no table was read, or
 // the model chooses "none".
-func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, on func(Event)) error {
+func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from int, on func(Event)) error {
 	if !a.opts.TableQuery || a.opts.NoGrammar {
 		return nil
 	}
-	for i := range turn.Calls {
+	for i := from; i < len(turn.Calls); i++ {
 		r := &turn.Calls[i]
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
