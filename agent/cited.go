@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path"
 	"strings"
 
@@ -86,6 +87,8 @@ func (a *Agent) readCited(ctx context.Context, turn *Turn, answer string, on fun
 	if err != nil {
 		return false, err
 	}
+	// The answer streamed so far is a draft: say why another follows.
+	on(Event{Type: EventWarning, Text: fmt.Sprintf("the answer names %s, which was not read: reading it and answering again", p)})
 	calls := a.assignIDs([]grammar.Call{{Name: readFileTool, Arguments: args}})
 	on(Event{Type: EventToolCall, ID: calls[0].ID, Tool: readFileTool, Arguments: argsOrEmpty(calls[0].Arguments), ByAgent: true})
 	if _, _, _, err := a.runCalls(ctx, NewExecutor(a.reg, a.policy, a.opts.Limits), turn, repeatGuard{}, calls, true, on); err != nil {
