@@ -346,6 +346,14 @@ type ToolRecord struct {
 // OK reports whether the call succeeded.
 func (r ToolRecord) OK() bool { return r.Result.Success }
 
+// argPath returns the "path" argument of the record's call as the call
+// wrote it, "" when it has none.
+func (r ToolRecord) argPath() string {
+	var args struct{ Path string }
+	json.Unmarshal(r.Arguments, &args)
+	return args.Path
+}
+
 // Status is ✅ for a success and ❌ for a failure.
 func (r ToolRecord) Status() string {
 	if r.OK() {

@@ -62,11 +62,11 @@ func (a *Agent) citedFile(turn Turn, answer string) string {
 
 // readPath returns the cleaned path a read_file record read.
 func readPath(r ToolRecord) string {
-	var args struct{ Path string }
-	if json.Unmarshal(r.Arguments, &args) != nil || args.Path == "" {
+	p := r.argPath()
+	if p == "" {
 		return ""
 	}
-	return path.Clean(strings.TrimPrefix(args.Path, "./"))
+	return path.Clean(strings.TrimPrefix(p, "./"))
 }
 
 // readCited reads the file answer cites (citedFile) for the model, and

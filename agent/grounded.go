@@ -537,11 +537,11 @@ func misquotes(text string, calls []ToolRecord) bool {
 		if r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
 		}
-		var args struct{ Path string }
-		if json.Unmarshal(r.Arguments, &args) != nil || path != "" && args.Path != path {
+		p := r.argPath()
+		if path != "" && p != path {
 			return false
 		}
-		path = args.Path
+		path = p
 		for _, l := range strings.Split(*r.Result.Data, "\n") {
 			if n, held, ok := tools.NumberedLine(l); ok {
 				lines[n] = strings.TrimSpace(held)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -65,9 +64,7 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 				return nil, false // the usual prompt says that nothing was found
 			}
 		case readFileTool:
-			var args struct{ Path string }
-			json.Unmarshal(c.Arguments, &args)
-			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", args.Path, strings.TrimRight(plainRead(text), "\n"))
+			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", c.argPath(), strings.TrimRight(plainRead(text), "\n"))
 		default:
 			return nil, false
 		}

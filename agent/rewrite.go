@@ -92,15 +92,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	case rec == nil || !rec.OK() || rec.Result.Data == nil || len(*rec.Result.Data) > maxRewriteBytes:
 		return nil, false, nil
 	default:
-		var args struct{ Path string }
-		if json.Unmarshal(rec.Arguments, &args) != nil {
-			return nil, false, nil
-		}
 		var ok bool
 		if old, ok = tools.Unnumbered(*rec.Result.Data); !ok || len(old) > maxRewriteLines {
 			return nil, false, nil
 		}
-		source = args.Path
+		source = rec.argPath()
 		what := ""
 		switch {
 		case create:

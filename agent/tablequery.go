@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -53,20 +52,16 @@ func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
 		}
-		var args struct{ Path string }
-		if json.Unmarshal(r.Arguments, &args) != nil {
-			continue
-		}
 		body, _, _ := strings.Cut(*r.Result.Data, "\n[table: ")
 		lines, ok := tools.Unnumbered(strings.TrimSuffix(body, "\n") + "\n")
 		if !ok {
 			continue
 		}
-		table, ok := tools.ParseTable(args.Path, strings.Join(lines, "\n")+"\n")
+		table, ok := tools.ParseTable(r.argPath(), strings.Join(lines, "\n")+"\n")
 		if !ok {
 			continue
 		}
-		msgs := tableQueryMessages(args.Path, table, request)
+		msgs := tableQueryMessages(r.argPath(), table, request)
 		queries := table.Queries(request)
 		longest := 0
 		for _, q := range queries {
@@ -112,13 +107,11 @@ func queryNote(calls []ToolRecord) string {
 		if !ok {
 			continue
 		}
-		var args struct{ Path string }
-		json.Unmarshal(c.Arguments, &args)
 		res = strings.TrimSuffix(strings.TrimRight(res, "\n"), "]")
 		if !strings.Contains(res, "\n") {
 			res += "."
 		}
-		return fmt.Sprintf("From %s, %s\n\n", args.Path, res)
+		return fmt.Sprintf("From %s, %s\n\n", c.argPath(), res)
 	}
 	return ""
 }
