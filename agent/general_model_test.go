@@ -374,14 +374,14 @@ func TestDefaultModelIntent(t *testing.T) {
 	}
 }
 
-// TestDefaultModelTableQuery: with table-query, a Spanish question for a
-// sum over a CSV file's rows of one value is answered with the sum
-// offgrid computed from the query the model chose; without it, the 0.5B
-// answered such questions with a row's figure or a wrong sum.
+// TestDefaultModelTableQuery: with table-query (in the 0.5B's profile),
+// a Spanish question for a sum over a CSV file's rows of one value is
+// answered with the sum offgrid computed from the query the model chose;
+// without it, the 0.5B answered such questions with a row's figure or a
+// wrong sum.
 func TestDefaultModelTableQuery(t *testing.T) {
 	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
-	a.opts.TableQuery = true
 	var b strings.Builder
 	b.WriteString("date,zone,temp_max_c,water_l\n")
 	for day := 1; day <= 6; day++ {
