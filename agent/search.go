@@ -29,12 +29,10 @@ import (
 // word list decides anything: the files' own words weigh the search.
 
 // searchTool is the tool SearchFirst calls; maxSearchWords bounds the
-// words of its pattern that the model wrote or the request marks as
-// names, maxRequestWords the request's other words after them.
+// words of its pattern.
 const (
-	searchTool      = "grep_search"
-	maxSearchWords  = 8
-	maxRequestWords = 8
+	searchTool     = "grep_search"
+	maxSearchWords = 8
 )
 
 // searchExamples are requests and the words a search for each looks for.
@@ -146,53 +144,26 @@ var globMeta = regexp.MustCompile(`[*?\[\]{},\\]`)
 
 // searchPattern joins the words the model wrote with the names and
 // numbers of the request itself (markedWords), each once, at most
-// maxSearchWords of them, then the request's other words of three
-// letters or more (requestWords), at most maxRequestWords. The model
-// writes English words: asked in Portuguese about a bike shop's notes in
-// Portuguese, "quem é o responsável por fazer o pedido de peças pro
-// fornecedor?" was searched as "supplier responsible for making the
-// order of pieces", which no line holds, and a script was read. The
-// request's own words find files written in its language; the ranking
-// weighs words no file holds at nothing and common ones at next to
-// nothing, in any language, and the first words of a pattern a little
-// more.
+// maxSearchWords of them.
 func searchPattern(modelWords, request string) string {
 	var out, keys []string
-	add := func(w string, limit int) {
+	add := func(w string) {
 		k := words.Key(w)
-		if k == "" || slices.Contains(keys, k) || len(out) == limit {
+		if k == "" || slices.Contains(keys, k) || len(out) == maxSearchWords {
 			return
 		}
 		keys = append(keys, k)
 		out = append(out, w)
 	}
 	for _, w := range markedWords(request) {
-		add(w, maxSearchWords)
+		add(w)
 	}
 	for _, w := range words.Terms(modelWords) {
 		if !smallNumber(w) {
-			add(w, maxSearchWords)
+			add(w)
 		}
-	}
-	limit := len(out) + maxRequestWords
-	for _, w := range requestWords(request) {
-		add(w, limit)
 	}
 	return strings.Join(out, " ")
-}
-
-// requestWords returns the words of a request a search may look for as
-// written: its terms (words.Terms) of three letters or more, but for
-// small numbers and words of a script written without spaces, whose
-// terms are not words.
-func requestWords(request string) []string {
-	var out []string
-	for _, w := range words.Terms(request) {
-		if rs := []rune(w); len(rs) >= 3 && !words.Unspaced(rs[0]) && !smallNumber(w) {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // markedWords returns the words of a request that its spelling marks as

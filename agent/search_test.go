@@ -35,14 +35,10 @@ func TestMarkedWords(t *testing.T) {
 
 func TestSearchPattern(t *testing.T) {
 	for _, tc := range []struct{ model, request, want string }{
-		{"pump decision", "what did we end up deciding about the pump?", "pump decision what did end deciding about the"},
-		{"parse_line def", "where's ParseLine defined?", "ParseLine def where defined"}, // the same key once: the request's spelling
-		{"lower stock minimum 6", "Baisse le seuil de stock minimum à 6", "lower stock minimum Baisse seuil"},
+		{"pump decision", "what did we end up deciding about the pump?", "pump decision"},
+		{"parse_line def", "where's ParseLine defined?", "ParseLine def"}, // the same key once: the request's spelling
+		{"lower stock minimum 6", "Baisse le seuil de stock minimum à 6", "lower stock minimum"},
 		{"a b c d e f g h i j", "", "a b c d e f g h"},
-		{"supplier responsible order", "quem é o responsável por fazer o pedido de peças pro fornecedor?",
-			"supplier responsible order quem responsável por fazer pedido peças pro fornecedor"},
-		{"grill", "夏のパーティーでグリル担当は誰？", "grill"},
-		{"a b c d e f g h", "one two three four five six seven eight nine ten", "a b c d e f g h one two three four five six seven eight"},
 	} {
 		if got := searchPattern(tc.model, tc.request); got != tc.want {
 			t.Errorf("searchPattern(%q, %q) = %q, want %q", tc.model, tc.request, got, tc.want)
