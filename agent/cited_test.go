@@ -8,17 +8,12 @@ import (
 )
 
 func TestCitedFile(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir, reg := toolsOver(t, map[string]string{
 		"docs/wiring.md":            "# Wiring\n",
 		"data/readings_2024-06.csv": "date,zone,humidity_pct\n2024-06-01,A,62\n",
 		"data/inventory.csv":        "item,quantity\nseeds,3\n",
 		"README.md":                 "# greenhouse\n",
 	})
-	reg, err := tools.Builtin(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var o Options
 	o.LookIn(dir)
 	a := &Agent{reg: reg, opts: o}

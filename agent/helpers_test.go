@@ -73,6 +73,19 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// toolsOver writes files into a new temporary folder (writeFiles) and
+// returns the folder and the built-in tools over it.
+func toolsOver(t testing.TB, files map[string]string) (string, *tools.Registry) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	reg, err := tools.Builtin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, reg
+}
+
 // dirAgent returns an agent over the built-in tools in dir, every call
 // allowed, the files a request names found in dir (Options.Mentions), and
 // the scripted engine that replies to it.

@@ -24,16 +24,11 @@ func TestAgentPlainAnswer(t *testing.T) {
 			[]string{"pump decision", "2: - Decision: a 24V pump."}, []string{plainIntro}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
+			dir, reg := toolsOver(t, map[string]string{
 				"notes/meeting.md": "## Pump\n- Decision: a 24V pump.\n",
 				"notes/order.md":   "A 24V pump is on order.\n",
 				"README.md":        "Our notes.\n",
 			})
-			reg, err := tools.Builtin(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
 			a := searchingAgent(t, dir, reg, eng, tc.plain)
 			turn, err := a.Send(context.Background(), tc.request, nil)

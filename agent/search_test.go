@@ -106,18 +106,13 @@ func TestAgentSearchFirst(t *testing.T) {
 		{"a dot folder", "Which golangci-lint does CI run?", []string{"read", "golangci-lint version", "1.59."}, "CI golangci lint version", ".github/workflows/ci.yml", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
+			dir, reg := toolsOver(t, map[string]string{
 				"notes/meeting.md":         "## Pump\n- Decision: a 24V pump.\n",
 				"parser.go":                "package p\n\nfunc ParseLine() {}\n",
 				"README.md":                "A pump controller.\n",
 				".github/workflows/ci.yml": "lint:\n  golangci-lint version: 1.59\n",
 			})
 			os.MkdirAll(filepath.Join(dir, "docs"), 0o755) // an empty folder
-			reg, err := tools.Builtin(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
 			eng := &fakeEngine{t: t, replies: tc.replies}
 			a := searchingAgent(t, dir, reg, eng, false)
 			turn, err := a.Send(context.Background(), tc.request, nil)

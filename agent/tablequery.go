@@ -38,9 +38,9 @@ var tableQueryExamples = []struct{ question, query string }{
 	{"Welche Bestellung aus Kiel war am kleinsten?", "the row with the least amount, only where city = Kiel"},
 }
 
-// queryTable has the model query the first table the turn's own reads
-// from the call at index from on read whole, and adds the query and its
-// answer to that read's result.
+// queryTable has the model query the first table that one of the turn's
+// own reads, at index from or later, read whole, and adds the query and
+// its answer to that read's result.
 // It does nothing when Options.TableQuery is off, no table was read, or
 // the model chooses "none".
 func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from int, on func(Event)) error {
