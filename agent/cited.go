@@ -48,7 +48,7 @@ func (a *Agent) citedFile(turn Turn, answer string) string {
 	}
 	cited := ""
 	for _, m := range a.opts.Mentions(answer) {
-		p := path.Clean(strings.TrimPrefix(m.Path, "./"))
+		p := cleanPath(m.Path)
 		if m.Dir || m.Missing || m.Outside() || p == read {
 			continue
 		}
@@ -61,8 +61,10 @@ func (a *Agent) citedFile(turn Turn, answer string) string {
 }
 
 // readPath returns the cleaned path a read_file record read.
-func readPath(r ToolRecord) string {
-	p := r.argPath()
+func readPath(r ToolRecord) string { return cleanPath(r.argPath()) }
+
+// cleanPath returns p without a leading "./", cleaned ("" stays "").
+func cleanPath(p string) string {
 	if p == "" {
 		return ""
 	}
