@@ -79,9 +79,9 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		}
 	}
 	var prompt, source, target string // source: the file read, if any
-	var old []string                  // its lines
+	var all, old []string             // the file's lines, and the part shown
 	first := 1                        // the number of old's first line
-	windowed := false                 // old is a part of the file
+	numbered := ""                    // the file as read_file shows it: "1: text"
 	switch {
 	case rec == nil && create && (namedAfter(newFile, unread) || a.fromUnread(ctx, turn, request, unread, on)):
 		return nil, false, nil
@@ -93,36 +93,82 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		return nil, false, nil
 	default:
 		var ok bool
-		if old, ok = tools.Unnumbered(*rec.Result.Data); !ok || len(old) > maxRewriteLines {
+		if all, ok = tools.Unnumbered(*rec.Result.Data); !ok || len(all) > maxRewriteLines {
 			return nil, false, nil
 		}
-		source = rec.argPath()
-		what := ""
+		source, numbered, old = rec.argPath(), *rec.Result.Data, all
 		switch {
 		case create:
 			target = newFile
-			what = "the whole content of the new file " + target
+			prompt = linesPrompt(source, numbered, request, "the whole content of the new file "+target)
 		case len(fresh) == 0 && a.offers("replace_lines") && a.offers("insert_lines"):
 			target = source
-			what = "the whole new content of " + target
+			if l, ok := editWindow(all, foundLine(turn.Calls, source)); ok {
+				first, old = l, windowOf(all, l)
+				prompt = windowPrompt(source, numbered, first, len(old), request)
+			} else {
+				prompt = linesPrompt(source, numbered, request, "the whole new content of "+target)
+			}
 		default:
 			return nil, false, nil
 		}
-		numbered := *rec.Result.Data // as read_file shows it: "1: text"
-		shown := "The file " + source + " holds"
-		if target == source {
-			if l, ok := editWindow(old, foundLine(turn.Calls, source)); ok {
-				first, old, windowed = l, old[l-1:min(len(old), l+2*rewriteAround)], true
-				all := strings.SplitAfter(numbered, "\n")
-				numbered = strings.Join(all[first-1:first-1+len(old)], "")
-				shown = fmt.Sprintf("Lines %d-%d of the file %s", first, first+len(old)-1, source)
-				what = "these lines as they must be after the change"
-			}
-		}
-		fence := codeFence(numbered)
-		prompt = fmt.Sprintf("%s (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
-			shown, fence, numbered, fence, request, what, fence)
 	}
+	updated, ok, err := a.writeLines(ctx, turn, prompt, source, first, old, on)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if target != source {
+		if len(updated) == 0 {
+			return nil, false, nil
+		}
+		content, _ := json.Marshal(struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}{target, strings.Join(updated, "\n") + "\n"})
+		return []grammar.Call{{Name: "write_file", Arguments: content}}, false, nil
+	}
+	if 2*len(updated) < len(old) {
+		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
+		return nil, false, nil
+	}
+	if call, ok := lineEdit(source, first, old, keepLayout(old, updated)); ok {
+		return []grammar.Call{call}, false, nil
+	}
+	// Shown the whole file, the model kept it as it was; shown a part,
+	// the change may be elsewhere.
+	return nil, len(old) == len(all), nil
+}
+
+// linesPrompt asks for what, in one fenced block with line numbers, of
+// the file source shown whole (numbered: as read_file shows it).
+func linesPrompt(source, numbered, request, what string) string {
+	fence := codeFence(numbered)
+	return fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
+		source, fence, numbered, fence, request, what, fence)
+}
+
+// windowPrompt asks for count lines of the file source, from first, as
+// they must be after the change.
+func windowPrompt(source, numbered string, first, count int, request string) string {
+	lines := strings.SplitAfter(numbered, "\n")
+	part := strings.Join(lines[first-1:first-1+count], "")
+	fence := codeFence(part)
+	return fmt.Sprintf("Lines %d-%d of the file %s (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with these lines as they must be after the change, with line numbers, in one %s block, and nothing else.",
+		first, first+count-1, source, fence, part, fence, request, fence)
+}
+
+// windowOf returns the lines of the part of the file all that is
+// rewritten from line first: 2*rewriteAround+1 lines, or to the end.
+func windowOf(all []string, first int) []string {
+	return all[first-1 : min(len(all), first-1+2*rewriteAround+1)]
+}
+
+// writeLines has the model reply to prompt with one fenced block and
+// returns its lines: for lines of the file source shown numbered (old,
+// the first numbered first), unnumbered; for a new file, as they are.
+// It reports false when the reply has no block, or numbers some lines
+// and not others.
+func (a *Agent) writeLines(ctx context.Context, turn *Turn, prompt, source string, first int, old []string, on func(Event)) ([]string, bool, error) {
 	comp, err := a.complete(ctx, turn, on, CompletionRequest{
 		Messages:   []Message{{Role: RoleUser, Content: prompt}},
 		Format:     a.opts.Format,
@@ -155,27 +201,7 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	for len(updated) > 0 && updated[len(updated)-1] == "" && (len(old) == 0 || old[len(old)-1] != "") {
 		updated = updated[:len(updated)-1] // a blank line before the closing fence
 	}
-	if target != source {
-		if len(updated) == 0 {
-			return nil, false, nil
-		}
-		content, _ := json.Marshal(struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
-		}{target, strings.Join(updated, "\n") + "\n"})
-		return []grammar.Call{{Name: "write_file", Arguments: content}}, false, nil
-	}
-	if 2*len(updated) < len(old) {
-		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
-		return nil, false, nil
-	}
-	call, ok := lineEdit(source, first, old, keepLayout(old, updated))
-	if !ok {
-		// Shown the whole file, the model kept it as it was; shown a
-		// part, the change may be elsewhere.
-		return nil, !windowed, nil
-	}
-	return []grammar.Call{call}, false, nil
+	return updated, true, nil
 }
 
 // editWindow returns the first line of the part of a file of lines old
