@@ -145,6 +145,10 @@ type Options struct {
 	// begins with its date as written in the request's language, and
 	// the model continues (see clock.go).
 	ClockAnswer bool
+	// TableFirst: with SearchFirst, a question answered from a table's
+	// rows, as the model chooses under a grammar, is searched for in the
+	// folder's tables first (see tablefirst.go).
+	TableFirst bool
 	// ReadCited: an answer without tools that names one file of the
 	// working directory the turn did not read, in a turn that read one
 	// file and changed nothing, has offgrid read that file (a table is

@@ -517,17 +517,7 @@ func TestDefaultModelReadsCitedFile(t *testing.T) {
 	t.Parallel() // see loadDefault
 	a, dir := generalAgent(t)
 	a.opts.ReadCited = true
-	b, err := os.ReadFile(filepath.Join("..", "bench", "agent", "general", "greenhouse.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var suite struct {
-		Fixtures map[string]map[string]string `json:"fixtures"`
-	}
-	if err := json.Unmarshal(b, &suite); err != nil {
-		t.Fatal(err)
-	}
-	writeFiles(t, dir, suite.Fixtures["greenhouse"])
+	writeFixture(t, dir, "greenhouse")
 	turn, err := a.Send(t.Context(), "What was the lowest humidity we recorded in June?", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -538,4 +528,46 @@ func TestDefaultModelReadsCitedFile(t *testing.T) {
 	if !read || !strings.Contains(turn.Content, "44") {
 		t.Fatalf("answer %q; calls:\n%s\nwant data/readings_2024-06.csv read and 44", turn.Content, callsOf(turn))
 	}
+}
+
+// TestDefaultModelTableFirst: a question over a folder's tables that
+// names none is searched for in the tables (table-first), and the
+// table's figure computed (table-query): searched through every file,
+// "How many orders did we get in Q3?" read scripts/report.sh, and the
+// 0.5B answered 116.
+func TestDefaultModelTableFirst(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	a.opts.TableFirst = true
+	writeFixture(t, dir, "datafolder")
+	turn, err := a.Send(t.Context(), "How many orders did we get in Q3?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := slices.ContainsFunc(turn.Calls, func(r ToolRecord) bool {
+		return r.Name == readFileTool && r.OK() && readPath(r) == "data/sales-2026-q3.csv"
+	})
+	if !read || !strings.Contains(turn.Content, "15") {
+		t.Fatalf("answer %q; calls:\n%s\nwant data/sales-2026-q3.csv read and 15", turn.Content, callsOf(turn))
+	}
+}
+
+// writeFixture writes the files of the general suite's fixture name
+// (bench/agent/general/NAME.json) into dir.
+func writeFixture(t *testing.T, dir, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "bench", "agent", "general", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Fixtures map[string]map[string]string `json:"fixtures"`
+	}
+	if err := json.Unmarshal(b, &suite); err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Fixtures[name]) == 0 {
+		t.Fatalf("%s.json has no fixture %s", name, name)
+	}
+	writeFiles(t, dir, suite.Fixtures[name])
 }

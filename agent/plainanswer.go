@@ -45,13 +45,15 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 	}
 	var b strings.Builder
 	b.WriteString(plainIntro)
-	for _, c := range turn.Calls {
+	for i, c := range turn.Calls {
 		if !c.OK() || c.Denied {
 			return nil, false
 		}
 		text := a.modelResult(c.Result)
-		switch c.Name {
-		case searchTool:
+		switch {
+		case widened(turn.Calls, i):
+			continue // offgrid's search of the tables, which found nothing
+		case c.Name == searchTool:
 			b.WriteString("\n")
 			found := false
 			for _, l := range strings.Split(text, "\n") {
@@ -63,7 +65,7 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 			if !found {
 				return nil, false // the usual prompt says that nothing was found
 			}
-		case readFileTool:
+		case c.Name == readFileTool:
 			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", c.argPath(), strings.TrimRight(plainRead(text), "\n"))
 		default:
 			return nil, false

@@ -88,26 +88,44 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 		return Step{}, nil, nil
 	}
 	// Folders named with a dot are the project's too: the CI file in
-	// .github/ that pins a linter's version was never found.
-	search := map[string]any{"pattern": pattern, "include_hidden": true}
-	where := ""
-	if filter := inFolders(t.named); filter != "" {
-		search["file_filter"] = filter
-		where = " in " + filter
+	// .github/ that pins a linter's version was never found. A question
+	// answered from a table is searched for in the tables first
+	// (TableFirst), then, when no line there shares a word, everywhere.
+	filters := []string{inFolders(t.named)}
+	if filters[0] == "" {
+		if tables := a.tableFilter(ctx, t); tables != "" {
+			filters = []string{tables, ""}
+		}
 	}
-	args, err := json.Marshal(search)
-	if err != nil {
-		return Step{}, nil, nil
+	var step Step
+	var results []string
+	var best, where string
+	for _, filter := range filters {
+		search := map[string]any{"pattern": pattern, "include_hidden": true}
+		where = ""
+		if filter != "" {
+			search["file_filter"] = filter
+			where = " in " + filter
+		}
+		args, err := json.Marshal(search)
+		if err != nil {
+			return Step{}, nil, nil
+		}
+		calls := a.assignIDs([]grammar.Call{{Name: searchTool, Arguments: args}})
+		t.on(Event{Type: EventToolCall, ID: calls[0].ID, Tool: searchTool, Arguments: argsOrEmpty(calls[0].Arguments), ByAgent: true})
+		step, results, _, err = a.runCalls(ctx, x, &t.turn, t.repeats, calls, true, t.on)
+		if err != nil || step.Action == ActionStop {
+			return step, nil, err
+		}
+		rec := t.turn.Calls[len(t.turn.Calls)-1]
+		if !rec.OK() {
+			return step, nil, nil
+		}
+		if best = bestFile(rec.Result); best != "" {
+			break
+		}
 	}
-	calls := a.assignIDs([]grammar.Call{{Name: searchTool, Arguments: args}})
-	t.on(Event{Type: EventToolCall, ID: calls[0].ID, Tool: searchTool, Arguments: argsOrEmpty(calls[0].Arguments), ByAgent: true})
-	step, results, _, err := a.runCalls(ctx, x, &t.turn, t.repeats, calls, true, t.on)
-	if err != nil || step.Action == ActionStop {
-		return step, nil, err
-	}
-	rec := t.turn.Calls[len(t.turn.Calls)-1]
-	best := bestFile(rec.Result)
-	if !rec.OK() || best == "" {
+	if best == "" {
 		return step, nil, nil
 	}
 	req := &a.history[len(a.history)-1]

@@ -172,6 +172,10 @@ func tableNote(name, text string) string {
 	return out + "]\n"
 }
 
+// IsTable reports whether ParseTable reads the file name as a table, by
+// its name: a CSV or TSV file.
+func IsTable(name string) bool { return tableComma(name) != 0 }
+
 // tableComma returns the field separator of a CSV or TSV file by its
 // name, 0 for another file.
 func tableComma(name string) rune {

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/offgrid-ai/offgrid/grammar"
+	"github.com/offgrid-ai/offgrid/tools"
+)
+
+// TableFirst: a question about the files that names none, in a folder
+// that holds tables (CSV, TSV), is searched for in the tables alone when
+// the model chooses, under a grammar, that its answer comes from a
+// table's rows. Searched through every file, "What was the lowest
+// humidity we recorded in June?" found "since June" in docs/wiring.md,
+// and the 0.5B, given that file, made up a figure; the table with a
+// humidity column was not read. What decides is the model's choice,
+// told the tables' names, in whatever language the request is.
+
+// maxTables bounds the tables a folder's choice names.
+const maxTables = 20
+
+// tableFirstExamples are questions and whether a table's rows answer
+// each.
+var tableFirstExamples = []struct{ request, answer string }{
+	{"What was the total of the March invoices?", "yes"},
+	{"Wer kümmert sich um die Heizung?", "no"},
+	{"¿Qué cliente compró más en mayo?", "yes"},
+	{"Où est défini le port du serveur ?", "no"},
+	{"在庫が一番少ない商品は？", "yes"},
+	{"What did we decide about the new logo?", "no"},
+	{"Quantos pedidos foram entregues com atraso?", "yes"},
+	{"这个函数在哪里定义的？", "no"},
+}
+
+// tableMessages is the choice put to the model: the tables the folder
+// holds, examples as earlier turns, then the request.
+func tableMessages(tables []string, request string) []Message {
+	msgs := []Message{{Role: RoleSystem, Content: "A user asks about a folder of files. Its data tables are " + strings.Join(tables, ", ") +
+		". Reply yes if the answer comes from the rows of a table: a value in a row, a sum, a count, an average, the largest or the smallest, or the rows that match; no if it comes from code, notes, documents or settings."}}
+	for _, ex := range tableFirstExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.answer})
+	}
+	return append(msgs, Message{Role: RoleUser, Content: request})
+}
+
+// tableFilter returns the grep_search file filter of the folder's tables
+// when the model chooses that t's request is answered from a table's
+// rows (Options.TableFirst); "" when the assist is off, the folder holds
+// no table, or the model chooses no.
+func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
+	if !a.opts.TableFirst || a.opts.Files == nil || a.opts.NoGrammar || t.in.change {
+		return ""
+	}
+	paths, _, err := a.opts.Files(ctx, 1000)
+	if err != nil {
+		return ""
+	}
+	var tables, globs []string
+	for _, p := range paths {
+		if tools.IsTable(p) && len(tables) < maxTables {
+			tables = append(tables, p)
+			globs = append(globs, globMeta.ReplaceAllString(p, `\$0`))
+		}
+	}
+	if len(tables) == 0 {
+		return ""
+	}
+	msgs := tableMessages(tables, t.text)
+	comp, err := a.complete(ctx, &t.turn, t.on, CompletionRequest{
+		Messages:   msgs,
+		Format:     a.opts.Format,
+		ToolChoice: grammar.None,
+		Choices:    []string{"yes", "no"},
+		MaxTokens:  4,
+		Fixed:      len(msgs) - 1,
+		Stream:     func(string) {},
+	})
+	if err != nil || strings.TrimSpace(comp.Content) != "yes" {
+		return ""
+	}
+	if len(globs) == 1 {
+		return globs[0]
+	}
+	return "{" + strings.Join(globs, ",") + "}"
+}
+
+// widened reports whether calls[i] is offgrid's search that the next
+// call, offgrid's search of the same pattern, made again through every
+// file: the search of the tables (TableFirst) that no line of theirs
+// answered. An answer is not shown it.
+func widened(calls []ToolRecord, i int) bool {
+	if i+1 >= len(calls) {
+		return false
+	}
+	c, next := calls[i], calls[i+1]
+	if !c.ByAgent || !next.ByAgent || c.Name != searchTool || next.Name != searchTool {
+		return false
+	}
+	var x, y struct {
+		Pattern string `json:"pattern"`
+		Filter  string `json:"file_filter"`
+	}
+	return json.Unmarshal(c.Arguments, &x) == nil && json.Unmarshal(next.Arguments, &y) == nil &&
+		x.Pattern == y.Pattern && x.Filter != "" && y.Filter == ""
+}
