@@ -3,10 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -39,17 +37,8 @@ func (a *Agent) locate(ctx context.Context, turn *Turn, request string, in inten
 	if len(paths) == 1 {
 		return []tools.Mention{{Path: paths[0]}}
 	}
-	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages:   locateMessages(paths, request),
-		Format:     a.opts.Format,
-		ToolChoice: grammar.None,
-		Choices:    paths,
-		MaxTokens:  64,
-		Fixed:      1,
-		Stream:     func(string) {},
-	})
-	path := strings.TrimSpace(comp.Content)
-	if err != nil || !slices.Contains(paths, path) {
+	path := a.choose(ctx, turn, on, locateMessages(paths, request), paths)
+	if path == "" {
 		return nil
 	}
 	return []tools.Mention{{Path: path}}

@@ -453,19 +453,7 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.file})
 	}
 	msgs = append(msgs, Message{Role: RoleUser, Content: request})
-	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages:   msgs,
-		Format:     a.opts.Format,
-		ToolChoice: grammar.None,
-		Choices:    names,
-		MaxTokens:  64,
-		Fixed:      len(msgs) - 1,
-		Stream:     func(string) {},
-	})
-	if name := strings.TrimSpace(comp.Content); err == nil && slices.Contains(names, name) {
-		return name
-	}
-	return ""
+	return a.choose(ctx, turn, on, msgs, names)
 }
 
 // fromUnreadExamples are requests for a new file that name another file
@@ -500,16 +488,7 @@ func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unre
 		msgs = append(msgs, Message{Role: RoleUser, Content: ask(ex.request, ex.unread)}, Message{Role: RoleAssistant, Content: ex.answer})
 	}
 	msgs = append(msgs, Message{Role: RoleUser, Content: ask(request, strings.Join(unread, ", "))})
-	comp, err := a.complete(ctx, turn, on, CompletionRequest{
-		Messages:   msgs,
-		Format:     a.opts.Format,
-		ToolChoice: grammar.None,
-		Choices:    []string{"yes", "no"},
-		MaxTokens:  4,
-		Fixed:      len(msgs) - 1,
-		Stream:     func(string) {},
-	})
-	return err == nil && strings.TrimSpace(comp.Content) == "yes"
+	return a.choose(ctx, turn, on, msgs, []string{"yes", "no"}) == "yes"
 }
 
 // namedAfter reports whether the new file is named after a file in

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -67,17 +66,7 @@ func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
 	if len(tables) == 0 {
 		return ""
 	}
-	msgs := tableMessages(tables, t.text)
-	comp, err := a.complete(ctx, &t.turn, t.on, CompletionRequest{
-		Messages:   msgs,
-		Format:     a.opts.Format,
-		ToolChoice: grammar.None,
-		Choices:    []string{"yes", "no"},
-		MaxTokens:  4,
-		Fixed:      len(msgs) - 1,
-		Stream:     func(string) {},
-	})
-	if err != nil || strings.TrimSpace(comp.Content) != "yes" {
+	if a.choose(ctx, &t.turn, t.on, tableMessages(tables, t.text), []string{"yes", "no"}) != "yes" {
 		return ""
 	}
 	if len(globs) == 1 {
