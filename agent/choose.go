@@ -9,14 +9,14 @@ import (
 )
 
 // choose has the model reply to msgs with one of choices, under a
-// grammar, and returns it; "" when no reply among them can be had. Every
+// grammar, and returns it; "" when the reply is not one of them. Every
 // message but the last is the same for every choice of its kind (the
 // instructions, the examples), so that their KV state is cached. The
 // assists' questions to the model are such choices: the file a request
 // is about (locate), the new file it names (chooseFile), whether a new
 // file comes from one not read (fromUnread), whether a table answers
-// (tableFilter).
-func (a *Agent) choose(ctx context.Context, turn *Turn, on func(Event), msgs []Message, choices []string) string {
+// (tableFilter), the query of a table (queryTable).
+func (a *Agent) choose(ctx context.Context, turn *Turn, on func(Event), msgs []Message, choices []string) (string, error) {
 	longest := 0
 	for _, c := range choices {
 		longest = max(longest, len(c))
@@ -30,9 +30,11 @@ func (a *Agent) choose(ctx context.Context, turn *Turn, on func(Event), msgs []M
 		Fixed:      len(msgs) - 1,
 		Stream:     func(string) {},
 	})
-	c := strings.TrimSpace(comp.Content)
-	if err != nil || !slices.Contains(choices, c) {
-		return ""
+	if err != nil {
+		return "", err
 	}
-	return c
+	if c := strings.TrimSpace(comp.Content); slices.Contains(choices, c) {
+		return c, nil
+	}
+	return "", nil
 }

@@ -37,8 +37,8 @@ func (a *Agent) locate(ctx context.Context, turn *Turn, request string, in inten
 	if len(paths) == 1 {
 		return []tools.Mention{{Path: paths[0]}}
 	}
-	path := a.choose(ctx, turn, on, locateMessages(paths, request), paths)
-	if path == "" {
+	path, err := a.choose(ctx, turn, on, locateMessages(paths, request), paths)
+	if err != nil || path == "" {
 		return nil
 	}
 	return []tools.Mention{{Path: path}}

@@ -453,7 +453,8 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.file})
 	}
 	msgs = append(msgs, Message{Role: RoleUser, Content: request})
-	return a.choose(ctx, turn, on, msgs, names)
+	name, _ := a.choose(ctx, turn, on, msgs, names) // no name: no file written
+	return name
 }
 
 // fromUnreadExamples are requests for a new file that name another file
@@ -488,7 +489,8 @@ func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unre
 		msgs = append(msgs, Message{Role: RoleUser, Content: ask(ex.request, ex.unread)}, Message{Role: RoleAssistant, Content: ex.answer})
 	}
 	msgs = append(msgs, Message{Role: RoleUser, Content: ask(request, strings.Join(unread, ", "))})
-	return a.choose(ctx, turn, on, msgs, []string{"yes", "no"}) == "yes"
+	yes, err := a.choose(ctx, turn, on, msgs, []string{"yes", "no"})
+	return err == nil && yes == "yes"
 }
 
 // namedAfter reports whether the new file is named after a file in

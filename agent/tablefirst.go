@@ -66,7 +66,7 @@ func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
 	if len(tables) == 0 {
 		return ""
 	}
-	if a.choose(ctx, &t.turn, t.on, tableMessages(tables, t.text), []string{"yes", "no"}) != "yes" {
+	if yes, err := a.choose(ctx, &t.turn, t.on, tableMessages(tables, t.text), []string{"yes", "no"}); err != nil || yes != "yes" {
 		return ""
 	}
 	if len(globs) == 1 {

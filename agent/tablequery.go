@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -61,25 +60,11 @@ func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from
 		if !ok {
 			continue
 		}
-		msgs := tableQueryMessages(r.argPath(), table, request)
-		queries := table.Queries(request)
-		longest := 0
-		for _, q := range queries {
-			longest = max(longest, len(q))
-		}
-		comp, err := a.complete(ctx, turn, on, CompletionRequest{
-			Messages:   msgs,
-			Format:     a.opts.Format,
-			ToolChoice: grammar.None,
-			Choices:    queries,
-			MaxTokens:  longest + 8, // a token is at least a byte
-			Fixed:      len(msgs) - 1,
-			Stream:     func(string) {},
-		})
+		q, err := a.choose(ctx, turn, on, tableQueryMessages(r.argPath(), table, request), table.Queries(request))
 		if err != nil {
 			return err
 		}
-		if q := strings.TrimSpace(comp.Content); q != "none" {
+		if q != "" && q != "none" {
 			if res, err := table.Query(request, q); err == nil {
 				data := strings.TrimRight(*r.Result.Data, "\n") + "\n" + queryMark + res + "]\n"
 				r.Result.Data = &data
