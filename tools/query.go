@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/offgrid-ai/offgrid/internal/words"
 )
@@ -69,6 +70,7 @@ func (t *Table) queries(question string) []query {
 	terms, folded := words.Terms(question), strings.ToLower(question)
 	var by [][]filter // the filters of each column that may choose rows
 	var only []filter // those of a value the question names, one of its column
+	var rows []filter // a row by a value of a column of many (a name), for a list
 	for c, h := range t.Head {
 		if t.numeric(c) {
 			continue
@@ -81,11 +83,14 @@ func (t *Table) queries(question string) []query {
 				continue
 			}
 			f := filter{"only where " + h + " = " + v, c, v}
-			if names(terms, folded, v) {
+			switch {
+			case names(terms, folded, v):
 				named = append(named, f)
 				fs = append(fs, f)
-			} else if few {
+			case few:
 				fs = append(fs, f)
+			case len(t.Rows) <= maxQueryValues && strings.ContainsFunc(v, unicode.IsLetter):
+				rows = append(rows, f)
 			}
 		}
 		if len(fs) > 0 {
@@ -110,12 +115,22 @@ func (t *Table) queries(question string) []query {
 	}
 	out := []query{{text: "none", col: -1}}
 	seen := map[string]bool{"none": true}
+	if len(only) > 0 {
+		rows = nil
+	}
 	for _, f := range filters {
 		for _, o := range ops {
 			q := query{o.text + ", " + f.text, f.col, f.value, o.name, o.of}
 			if f.col < 0 && o.name == "list" || seen[q.text] {
 				continue // the whole table; a text that two columns' names make twice
 			}
+			seen[q.text] = true
+			out = append(out, q)
+		}
+	}
+	for _, f := range rows {
+		q := query{"list, " + f.text, f.col, f.value, "list", -1}
+		if !seen[q.text] && len(out) < maxQueries {
 			seen[q.text] = true
 			out = append(out, q)
 		}
@@ -143,9 +158,13 @@ func names(terms []string, folded, v string) bool {
 // (maxQueryValues), or one the question names: "count, only where zone
 // = A", "sum of total, only where customer_id = C-001". Offered every
 // date or id of a table, the 0.5B chose the first date's rows for a
-// quarter's total. A question that names one value of a column of few
-// values is about that value's rows: its queries are only those, and
-// those of another such value it names.
+// quarter's total. A table of at most maxQueryValues rows also lists
+// the rows of any value that holds a letter of a column of more values
+// (a name, an id; not a date): "list, only where city = Hamburg", which
+// the 0.5B chose for "我们在汉堡有哪些客户？", a question that does not
+// spell the value as the table does. A question that names one value
+// of a column of few values is about that value's rows: its queries are
+// only those, and those of another such value it names.
 func (t *Table) Queries(question string) []string {
 	qs := t.queries(question)
 	out := make([]string, len(qs))

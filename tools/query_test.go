@@ -73,7 +73,8 @@ func TestTableQuery(t *testing.T) {
 		}
 	}
 	// A column of ids (more values than half the rows) selects rows by
-	// the values the question holds only.
+	// the values the question holds; any of its values that holds a
+	// letter (a name, an id, not a date) selects a row to list.
 	orders, _ := ParseTable("o.csv", "id,customer,total\nS-1,C-001,10.00\nS-2,C-002,5.50\nS-3,C-001,2.25\n")
 	for _, tc := range []struct {
 		question, query string
@@ -83,7 +84,8 @@ func TestTableQuery(t *testing.T) {
 		{"What did c-001 spend?", "sum of total, only where customer = C-001", true},
 		{"What did C-001 spend?", "sum of total, only where customer = C-002", false},
 		{"What was order S-2?", "list, only where id = S-2", true},
-		{"", "list, only where id = S-2", false},
+		{"", "list, only where id = S-2", true},
+		{"", "sum of total, only where id = S-2", false},
 	} {
 		got, err := orders.Query(tc.question, tc.query)
 		if ok := err == nil; ok != tc.ok || slices.Contains(orders.Queries(tc.question), tc.query) != tc.ok {
@@ -92,6 +94,14 @@ func TestTableQuery(t *testing.T) {
 	}
 	if got, _ := orders.Query("C-001?", "sum of total, only where customer = C-001"); got != "sum of total, only where customer = C-001: 12.25 (2 of 3 rows)" {
 		t.Errorf("Query = %q", got)
+	}
+	// "我们在汉堡有哪些客户？" names Hamburg in another script: its rows
+	// are offered to list, not to sum. A date selects no row so.
+	customers, _ := ParseTable("c.csv", "id,city,since\nC-1,Hamburg,2024-03-11\nC-2,Valencia,2025-01-20\nC-3,Hamburg,2023-11-02\nC-4,Kiel,2025-06-14\n")
+	qs = customers.Queries("我们在汉堡有哪些客户？")
+	if !slices.Contains(qs, "list, only where city = Hamburg") || slices.Contains(qs, "count, only where city = Hamburg") ||
+		slices.Contains(qs, "list, only where since = 2024-03-11") {
+		t.Errorf("Queries = %q", qs)
 	}
 	// A cell holding the separator is written back quoted.
 	quoted, _ := ParseTable("c.csv", "id,name,qty\n1,\"Bolt, M8\",4\n2,Nut,1\n")
