@@ -17,7 +17,9 @@ import (
 // humidity column was not read. What decides is the model's choice,
 // told the tables' names, in whatever language the request is.
 
-// maxTables bounds the tables a folder's choice names.
+// maxTables bounds the tables a folder's choice names, and the search's
+// filter lists by path; a folder of more is searched in every CSV and
+// TSV file (tablesFilter).
 const maxTables = 20
 
 // tableFirstExamples are questions and whether a table's rows answer
@@ -36,7 +38,11 @@ var tableFirstExamples = []struct{ request, answer string }{
 // tableMessages is the choice put to the model: the tables the folder
 // holds, examples as earlier turns, then the request.
 func tableMessages(tables []string, request string) []Message {
-	msgs := []Message{{Role: RoleSystem, Content: "A user asks about a folder of files. Its data tables are " + strings.Join(tables, ", ") +
+	names := strings.Join(tables[:min(len(tables), maxTables)], ", ")
+	if len(tables) > maxTables {
+		names += " and more"
+	}
+	msgs := []Message{{Role: RoleSystem, Content: "A user asks about a folder of files. Its data tables are " + names +
 		". Reply yes if the answer comes from the rows of a table: a value in a row, a sum, a count, an average, the largest or the smallest, or the rows that match; no if it comes from code, notes, documents or settings."}}
 	for _, ex := range tableFirstExamples {
 		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.answer})
@@ -56,11 +62,10 @@ func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
 	if err != nil {
 		return ""
 	}
-	var tables, globs []string
+	var tables []string
 	for _, p := range paths {
-		if tools.IsTable(p) && len(tables) < maxTables {
+		if tools.IsTable(p) {
 			tables = append(tables, p)
-			globs = append(globs, globMeta.ReplaceAllString(p, `\$0`))
 		}
 	}
 	if len(tables) == 0 {
@@ -68,6 +73,19 @@ func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
 	}
 	if yes, err := a.choose(ctx, &t.turn, t.on, tableMessages(tables, t.text), []string{"yes", "no"}); err != nil || yes != "yes" {
 		return ""
+	}
+	return tablesFilter(tables)
+}
+
+// tablesFilter returns the grep_search file filter of the tables: their
+// paths, or, for more than maxTables, every CSV and TSV file by name.
+func tablesFilter(tables []string) string {
+	if len(tables) > maxTables {
+		return "*.{csv,tsv,CSV,TSV}"
+	}
+	globs := make([]string, len(tables))
+	for i, p := range tables {
+		globs[i] = globMeta.ReplaceAllString(p, `\$0`)
 	}
 	if len(globs) == 1 {
 		return globs[0]

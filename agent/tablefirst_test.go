@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,25 @@ func TestAgentTableFirst(t *testing.T) {
 				t.Errorf("the answer's prompt is not the plain one of the lines found:\n%s", answer)
 			}
 		})
+	}
+}
+
+func TestTablesFilter(t *testing.T) {
+	many := make([]string, maxTables+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("data/t%d.csv", i)
+	}
+	for _, tc := range []struct {
+		tables []string
+		want   string
+	}{
+		{[]string{"data/a.csv"}, "data/a.csv"},
+		{[]string{"a.csv", "b/c.tsv"}, "{a.csv,b/c.tsv}"},
+		{[]string{"q{1,2}.csv", "x[1].csv"}, `{q\{1\,2\}.csv,x\[1\].csv}`},
+		{many, "*.{csv,tsv,CSV,TSV}"},
+	} {
+		if got := tablesFilter(tc.tables); got != tc.want {
+			t.Errorf("tablesFilter(%q) = %q, want %q", tc.tables, got, tc.want)
+		}
 	}
 }
