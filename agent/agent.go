@@ -137,6 +137,10 @@ type Options struct {
 	// has the model write that file, as one fenced block under a grammar,
 	// which becomes a write_file call of the model's.
 	Rewrite bool
+	// EditLine: with Rewrite, a change the model's rewrite left undone
+	// is made one line at a time: the model chooses the line to delete,
+	// change or add after, under a grammar (see editline.go).
+	EditLine bool
 	// TableQuery: with ReadAnswer, a question answered from a table
 	// offgrid read has the model write a query of the table under a
 	// grammar, and offgrid computes it (see tablequery.go).

@@ -15,7 +15,8 @@ import (
 // assists' questions to the model are such choices: the file a request
 // is about (locate), the new file it names (chooseFile), whether a new
 // file comes from one not read (fromUnread), whether a table answers
-// (tableFilter), the query of a table (queryTable).
+// (tableFilter), the query of a table (queryTable), the line a change is
+// at and its edit (editLine).
 func (a *Agent) choose(ctx context.Context, turn *Turn, on func(Event), msgs []Message, choices []string) (string, error) {
 	longest := 0
 	for _, c := range choices {

@@ -552,6 +552,28 @@ func TestDefaultModelTableFirst(t *testing.T) {
 	}
 }
 
+// TestDefaultModelEditLine: the real 0.5B, asked in Chinese to delete
+// the README's sentence on Windows, writes the README back unchanged;
+// with EditLine it deletes that line, and only it.
+func TestDefaultModelEditLine(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	a.opts.EditLine = true
+	writeFixture(t, dir, "gomodule")
+	before, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "README 里关于 Windows 的那一句删掉吧，我们暂时不打算支持。", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if want := strings.Replace(string(before), "Windows builds are not tested yet.\n", "", 1); string(after) != want {
+		t.Fatalf("README.md is now:\n%s\nwant the line on Windows deleted, and only it; calls:\n%s", after, callsOf(turn))
+	}
+}
+
 // writeFixture writes the files of the general suite's fixture name
 // (bench/agent/general/NAME.json) into dir.
 func writeFixture(t *testing.T, dir, name string) {

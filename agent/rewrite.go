@@ -134,6 +134,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 	if call, ok := lineEdit(source, first, old, keepLayout(old, updated)); ok {
 		return []grammar.Call{call}, false, nil
 	}
+	// The model wrote what it was shown back as it was: one line at a
+	// time, it may see the change (EditLine).
+	if calls, err := a.editLine(ctx, turn, request, rec, on); err != nil || len(calls) > 0 {
+		return calls, false, err
+	}
 	// Shown the whole file, the model kept it as it was; shown a part,
 	// the change may be elsewhere.
 	return nil, len(old) == len(all), nil
