@@ -138,8 +138,9 @@ type Options struct {
 	// which becomes a write_file call of the model's.
 	Rewrite bool
 	// EditLine: with Rewrite, a change the model's rewrite left undone
-	// is made one line at a time: the model chooses the line to delete,
-	// change or add after, under a grammar (see editline.go).
+	// is made at one line that holds a name the request holds: the model
+	// chooses, under a grammar, the line, then to delete it, change it or
+	// add lines after it (see editline.go).
 	EditLine bool
 	// TableQuery: with ReadAnswer, a question answered from a table
 	// offgrid read has the model write a query of the table under a
