@@ -60,8 +60,7 @@ func editMessages(line, request string) []Message {
 // fileMessage shows the model the file source, numbered as read_file
 // shows it, and the request.
 func fileMessage(source, numbered, request string) Message {
-	fence := codeFence(numbered)
-	return Message{Role: RoleUser, Content: fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\nRequest: %s", source, fence, numbered, fence, request)}
+	return Message{Role: RoleUser, Content: fmt.Sprintf("%s\n\nRequest: %s", shownFile(source, numbered), request)}
 }
 
 // maxEditLines bounds the lines the model chooses the edited one among.
@@ -179,9 +178,8 @@ func (a *Agent) editLine(ctx context.Context, turn *Turn, request string, rec *T
 // addPrompt asks for the lines to add after line n of the file source
 // shown whole (numbered: as read_file shows it).
 func addPrompt(source, numbered string, n int, request string) string {
-	fence := codeFence(numbered)
-	return fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with the new lines to add after line %d, without line numbers, in one %s block, and nothing else.",
-		source, fence, numbered, fence, request, n, fence)
+	return fmt.Sprintf("%s\n\n%s\n\nReply with the new lines to add after line %d, without line numbers, in one %s block, and nothing else.",
+		shownFile(source, numbered), request, n, codeFence(numbered))
 }
 
 // newLines returns the lines the model wrote to add after line n of the

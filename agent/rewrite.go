@@ -147,9 +147,15 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 // linesPrompt asks for what, in one fenced block with line numbers, of
 // the file source shown whole (numbered: as read_file shows it).
 func linesPrompt(source, numbered, request, what string) string {
+	return fmt.Sprintf("%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
+		shownFile(source, numbered), request, what, codeFence(numbered))
+}
+
+// shownFile shows the model the file source whole, numbered as
+// read_file shows it, in a fenced block.
+func shownFile(source, numbered string) string {
 	fence := codeFence(numbered)
-	return fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s\n\n%s\n\nReply with %s, with line numbers, in one %s block, and nothing else.",
-		source, fence, numbered, fence, request, what, fence)
+	return fmt.Sprintf("The file %s holds (with line numbers):\n%s\n%s%s", source, fence, numbered, fence)
 }
 
 // windowPrompt asks for count lines of the file source, from first, as
