@@ -150,6 +150,10 @@ type Options struct {
 	// begins with its date as written in the request's language, and
 	// the model continues (see clock.go).
 	ClockAnswer bool
+	// FilesLanguage: with SearchFirst, a folder whose files the model
+	// names, under a grammar, in a language other than English is
+	// searched for the request's own words too (see fileslanguage.go).
+	FilesLanguage bool
 	// TableFirst: with SearchFirst, a question answered from a table's
 	// rows, as the model chooses under a grammar, is searched for in the
 	// folder's tables first (see tablefirst.go).

@@ -63,6 +63,29 @@ func TestDefaultModelSearchesFirst(t *testing.T) {
 	}
 }
 
+// TestDefaultModelSearchesInFilesLanguage: a question about notes
+// written in Portuguese, in a folder the model names Portuguese
+// (FilesLanguage), is searched for with the request's own words too,
+// and the note that holds them is read; searched for the model's words
+// alone ("reservate salao ensaios"), the README was read.
+func TestDefaultModelSearchesInFilesLanguage(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	a.opts.FilesLanguage = true
+	os.MkdirAll(filepath.Join(dir, "atas"), 0o755)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Coral da Vila\n\nNotas do coral: ensaios, repertório e apresentações.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "atas", "2025-03-02-ensaio.md"), []byte(
+		"# Ensaio de 02/03/2025\n\nPresentes: Helena, Otávio, Lúcia\n\n- O ensaio geral fica no sábado às 15h.\n- A Lúcia é a responsável por reservar o salão paroquial para os ensaios.\n- Otávio leva o teclado para a apresentação de abril.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "repertorio.txt"), []byte("Asa Branca\nAquarela do Brasil\nO Trenzinho do Caipira\n"), 0o644)
+	turn, err := a.Send(t.Context(), "quem é a responsável por reservar o salão dos ensaios?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !offgridSearched(turn, "responsável") || !offgridRead(turn, "atas/2025-03-02-ensaio.md") || !strings.Contains(turn.Content, "Lúcia") {
+		t.Fatalf("answer %q; calls:\n%s\nwant a search for the request's words, the note read and Lúcia named", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelSearchesFolderNamed: a question about a value in a
 // folder that names no file is searched for in that folder, and the
 // answer holds the value the file sets; given only the folder's listing,
@@ -88,6 +111,17 @@ func TestDefaultModelSearchesFolderNamed(t *testing.T) {
 func offgridSearched(turn Turn, args string) bool {
 	for _, r := range turn.Calls {
 		if r.ByAgent && r.Name == "grep_search" && r.OK() && strings.Contains(string(r.Arguments), args) {
+			return true
+		}
+	}
+	return false
+}
+
+// offgridRead reports whether offgrid's own read_file of path ran in
+// the turn and succeeded.
+func offgridRead(turn Turn, path string) bool {
+	for _, r := range turn.Calls {
+		if r.ByAgent && r.Name == "read_file" && r.OK() && r.argPath() == path {
 			return true
 		}
 	}

@@ -29,10 +29,13 @@ import (
 // word list decides anything: the files' own words weigh the search.
 
 // searchTool is the tool SearchFirst calls; maxSearchWords bounds the
-// words of its pattern.
+// words of its pattern that the model wrote or the request marks as
+// names, maxRequestWords the request's other words after them
+// (FilesLanguage).
 const (
-	searchTool     = "grep_search"
-	maxSearchWords = 8
+	searchTool      = "grep_search"
+	maxSearchWords  = 8
+	maxRequestWords = 8
 )
 
 // searchExamples are requests and the words a search for each looks for.
@@ -83,7 +86,7 @@ func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Ste
 		return Step{}, nil, nil // no words: the turn goes on without the search
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(comp.Content), "\n")
-	pattern := searchPattern(line, t.text)
+	pattern := searchPattern(line, t.text, a.foreignFiles(ctx, t))
 	if pattern == "" {
 		return Step{}, nil, nil
 	}
@@ -162,23 +165,32 @@ var globMeta = regexp.MustCompile(`[*?\[\]{},\\]`)
 
 // searchPattern joins the words the model wrote with the names and
 // numbers of the request itself (markedWords), each once, at most
-// maxSearchWords of them.
-func searchPattern(modelWords, request string) string {
+// maxSearchWords of them, then, if own, the request's other words
+// (requestWords), at most maxRequestWords more: the files' own language
+// (FilesLanguage). The ranking weighs a word no file holds at nothing
+// and a common one at next to nothing, in any language.
+func searchPattern(modelWords, request string, own bool) string {
 	var out, keys []string
-	add := func(w string) {
+	add := func(w string, limit int) {
 		k := words.Key(w)
-		if k == "" || slices.Contains(keys, k) || len(out) == maxSearchWords {
+		if k == "" || slices.Contains(keys, k) || len(out) == limit {
 			return
 		}
 		keys = append(keys, k)
 		out = append(out, w)
 	}
 	for _, w := range markedWords(request) {
-		add(w)
+		add(w, maxSearchWords)
 	}
 	for _, w := range words.Terms(modelWords) {
 		if !smallNumber(w) {
-			add(w)
+			add(w, maxSearchWords)
+		}
+	}
+	if own {
+		limit := len(out) + maxRequestWords
+		for _, w := range requestWords(request) {
+			add(w, limit)
 		}
 	}
 	return strings.Join(out, " ")

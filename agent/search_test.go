@@ -34,14 +34,26 @@ func TestMarkedWords(t *testing.T) {
 }
 
 func TestSearchPattern(t *testing.T) {
-	for _, tc := range []struct{ model, request, want string }{
-		{"pump decision", "what did we end up deciding about the pump?", "pump decision"},
-		{"parse_line def", "where's ParseLine defined?", "ParseLine def"}, // the same key once: the request's spelling
-		{"lower stock minimum 6", "Baisse le seuil de stock minimum à 6", "lower stock minimum"},
-		{"a b c d e f g h i j", "", "a b c d e f g h"},
+	for _, tc := range []struct {
+		model, request string
+		own            bool // the request's own words too (FilesLanguage)
+		want           string
+	}{
+		{"pump decision", "what did we end up deciding about the pump?", false, "pump decision"},
+		{"parse_line def", "where's ParseLine defined?", false, "ParseLine def"}, // the same key once: the request's spelling
+		{"lower stock minimum 6", "Baisse le seuil de stock minimum à 6", false, "lower stock minimum"},
+		{"a b c d e f g h i j", "", false, "a b c d e f g h"},
+		// The request's words after the model's, each once, of three
+		// letters or more, no small number.
+		{"supplier responsible", "quem é o responsável pelo pedido de 12 peças?", true, "supplier responsible quem responsável pelo pedido peças"},
+		{"Shimano files", "quais arquivos falam da Shimano?", true, "Shimano files quais arquivos falam"},
+		// No words of a script written without spaces: its terms are
+		// not words.
+		{"grill", "グリル担当は誰？", true, "grill"},
+		{"a b c d e f g h", "one two three four five six seven eight nine", true, "a b c d e f g h one two three four five six seven eight"},
 	} {
-		if got := searchPattern(tc.model, tc.request); got != tc.want {
-			t.Errorf("searchPattern(%q, %q) = %q, want %q", tc.model, tc.request, got, tc.want)
+		if got := searchPattern(tc.model, tc.request, tc.own); got != tc.want {
+			t.Errorf("searchPattern(%q, %q, %v) = %q, want %q", tc.model, tc.request, tc.own, got, tc.want)
 		}
 	}
 }

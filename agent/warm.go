@@ -40,6 +40,10 @@ func (a *Agent) Warm(ctx context.Context) error {
 	if a.opts.SearchFirst && a.opts.ToolChoice != grammar.None {
 		msgs := searchMessages("A")
 		reqs = append(reqs, CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None, Fixed: len(msgs) - 1, Stream: func(string) {}})
+		if a.opts.FilesLanguage && !a.opts.NoGrammar {
+			msgs := filesLanguageMessages("A")
+			reqs = append(reqs, CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None, Choices: filesLanguages, Fixed: len(msgs) - 1, Stream: func(string) {}})
+		}
 	}
 	// The tool sets: every tool, and with ToolsByTopic those of each
 	// topic alone and of none.

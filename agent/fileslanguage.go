@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/offgrid-ai/offgrid/internal/words"
+)
+
+// FilesLanguage: with SearchFirst, a folder whose files are not written
+// in English is searched for the request's own words too. The model
+// writes the words of search-first's search in English whatever the
+// request's language, which finds English files, but not a bike shop's
+// minutes in Portuguese: "quem é o responsável por fazer o pedido de
+// peças pro fornecedor?" was searched as "supplier responsible for
+// making the order of pieces", and a script was read. Added to every
+// search, the request's words lost three tasks over English files (the
+// lines shown changed); told the files' language, or shown the folder's
+// names beside the examples, the 0.5B wrote English words still, or
+// words in the request's language for English files. So the model names
+// the files' language under a grammar, from their names, and only a
+// folder it names in a language other than English has the request's
+// words added: an English folder, or no choice, is searched as before.
+
+// filesLanguages are the languages the model may name a folder's files
+// in; any but the first adds the request's words to the search.
+var filesLanguages = []string{"English", "Portuguese", "Spanish", "French", "German", "Italian", "Dutch", "Polish", "Russian", "Turkish", "Chinese", "Japanese", "Korean", "Vietnamese", "Indonesian", "Arabic"}
+
+// filesLanguageExamples are folders (some of their files) and the
+// language their files are written in.
+var filesLanguageExamples = []struct{ files, language string }{
+	{"README.md, cmd/app/main.go, go.mod, internal/store/db.go", "English"},
+	{"Notizen/Einkauf.md, Protokolle/2025-01-Sitzung.md, README.md, Rechnungen/Januar.csv, scripts/export.py", "German"},
+	{"compte-rendus/2025-02-reunion.md, config.yaml, factures/janvier.csv, README.md", "French"},
+	{"data/sales.csv, notes/meeting-2025-03.md, scripts/report.py", "English"},
+	{"README.md, docs/guia-de-instalacion.md, notas/reunion-enero.md, src/main.py, ventas.csv", "Spanish"},
+	{"笔记/会议记录.md, 数据/销售.csv, README.md", "Chinese"},
+	{"bestellingen/2024-klanten.csv, notities/vergadering-mei.md, README.md", "Dutch"},
+}
+
+// filesLanguageMessages is the choice put to the model: examples of
+// folders and their files' language, then the folder's files.
+func filesLanguageMessages(files string) []Message {
+	msgs := []Message{{Role: RoleSystem, Content: "A user works in a folder of files. Reply with the language its files are written in: the language of the words in their names (README, config and code names are the same in every language)."}}
+	for _, ex := range filesLanguageExamples {
+		msgs = append(msgs, Message{Role: RoleUser, Content: ex.files}, Message{Role: RoleAssistant, Content: ex.language})
+	}
+	return append(msgs, Message{Role: RoleUser, Content: files})
+}
+
+// foreignFiles reports whether the model names the working directory's
+// files (folderOverview) in a language other than English
+// (Options.FilesLanguage); false when the assist is off, the folder is
+// unknown, or the model does not choose.
+func (a *Agent) foreignFiles(ctx context.Context, t *turnState) bool {
+	if !a.opts.FilesLanguage || a.opts.NoGrammar {
+		return false
+	}
+	files := a.folderOverview(ctx)
+	if files == "" {
+		return false
+	}
+	lang, err := a.choose(ctx, &t.turn, t.on, filesLanguageMessages(files), filesLanguages)
+	return err == nil && lang != "" && lang != filesLanguages[0]
+}
+
+// requestWords returns the words of a request a search may look for as
+// written: its terms (words.Terms) of three letters or more, but for
+// small numbers and words of a script written without spaces, whose
+// terms are not words.
+func requestWords(request string) []string {
+	var out []string
+	for _, w := range words.Terms(request) {
+		if rs := []rune(w); len(rs) >= 3 && !words.Unspaced(rs[0]) && !smallNumber(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
