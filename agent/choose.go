@@ -8,6 +8,21 @@ import (
 	"github.com/offgrid-ai/offgrid/grammar"
 )
 
+// fewShot returns a prompt of instructions (system), then each example as
+// an earlier turn, the user's message and the model's reply that turn
+// gives for it, then the user's message last. All but the last message
+// are the same for every prompt of its kind, so that their KV state is
+// cached (CompletionRequest.Fixed): the assists' choices are put so.
+func fewShot[E any](system string, examples []E, turn func(E) (user, reply string), last string) []Message {
+	msgs := make([]Message, 0, 2*len(examples)+2)
+	msgs = append(msgs, Message{Role: RoleSystem, Content: system})
+	for _, ex := range examples {
+		user, reply := turn(ex)
+		msgs = append(msgs, Message{Role: RoleUser, Content: user}, Message{Role: RoleAssistant, Content: reply})
+	}
+	return append(msgs, Message{Role: RoleUser, Content: last})
+}
+
 // choose has the model reply to msgs with one of choices, under a
 // grammar, and returns it; "" when the reply is not one of them. Every
 // message but the last is the same for every choice of its kind (the

@@ -47,14 +47,13 @@ var editExamples = []struct{ line, request, edit string }{
 // editMessages is the choice of the edit a request asks for of the line
 // it is about: examples as earlier turns, then the line and the request.
 func editMessages(line, request string) []Message {
-	msgs := []Message{{Role: RoleSystem, Content: fmt.Sprintf("Choose what a request asks to do with a line of a file: %q, %q, %q, or %q.", editDelete, editChange, editAdd, editNone)}}
 	ask := func(line, request string) string {
 		return fmt.Sprintf("Line: %s\nRequest: %s", strings.TrimSpace(line), request)
 	}
-	for _, ex := range editExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ask(ex.line, ex.request)}, Message{Role: RoleAssistant, Content: ex.edit})
-	}
-	return append(msgs, Message{Role: RoleUser, Content: ask(line, request)})
+	return fewShot(fmt.Sprintf("Choose what a request asks to do with a line of a file: %q, %q, %q, or %q.", editDelete, editChange, editAdd, editNone),
+		editExamples, func(ex struct{ line, request, edit string }) (string, string) {
+			return ask(ex.line, ex.request), ex.edit
+		}, ask(line, request))
 }
 
 // fileMessage shows the model the file source, numbered as read_file

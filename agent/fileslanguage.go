@@ -40,11 +40,8 @@ var filesLanguageExamples = []struct{ files, language string }{
 // filesLanguageMessages is the choice put to the model: examples of
 // folders and their files' language, then the folder's files.
 func filesLanguageMessages(files string) []Message {
-	msgs := []Message{{Role: RoleSystem, Content: "A user works in a folder of files. Reply with the language its files are written in: the language of the words in their names (README, config and code names are the same in every language)."}}
-	for _, ex := range filesLanguageExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ex.files}, Message{Role: RoleAssistant, Content: ex.language})
-	}
-	return append(msgs, Message{Role: RoleUser, Content: files})
+	return fewShot("A user works in a folder of files. Reply with the language its files are written in: the language of the words in their names (README, config and code names are the same in every language).",
+		filesLanguageExamples, func(ex struct{ files, language string }) (string, string) { return ex.files, ex.language }, files)
 }
 
 // foreignFiles reports whether the model names the working directory's

@@ -459,11 +459,8 @@ func (a *Agent) chooseFile(ctx context.Context, turn *Turn, request string, name
 	if a.opts.NoGrammar {
 		return ""
 	}
-	msgs := []Message{{Role: RoleSystem, Content: "A user's request names files that do not exist yet. Reply with the name of the one file it asks to create or write."}}
-	for _, ex := range chooseFileExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.file})
-	}
-	msgs = append(msgs, Message{Role: RoleUser, Content: request})
+	msgs := fewShot("A user's request names files that do not exist yet. Reply with the name of the one file it asks to create or write.",
+		chooseFileExamples, func(ex struct{ request, file string }) (string, string) { return ex.request, ex.file }, request)
 	name, _ := a.choose(ctx, turn, on, msgs, names) // no name: no file written
 	return name
 }
@@ -495,11 +492,10 @@ func (a *Agent) fromUnread(ctx context.Context, turn *Turn, request string, unre
 		return false
 	}
 	ask := func(request, unread string) string { return request + "\n\nCould not be read: " + unread }
-	msgs := []Message{{Role: RoleSystem, Content: "A user asks for a new file, and names another file that could not be read. Reply yes if the new file's content must come from that file (a copy, a backup, a summary, its lines), no if the request itself says what the new file holds."}}
-	for _, ex := range fromUnreadExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ask(ex.request, ex.unread)}, Message{Role: RoleAssistant, Content: ex.answer})
-	}
-	msgs = append(msgs, Message{Role: RoleUser, Content: ask(request, strings.Join(unread, ", "))})
+	msgs := fewShot("A user asks for a new file, and names another file that could not be read. Reply yes if the new file's content must come from that file (a copy, a backup, a summary, its lines), no if the request itself says what the new file holds.",
+		fromUnreadExamples, func(ex struct{ request, unread, answer string }) (string, string) {
+			return ask(ex.request, ex.unread), ex.answer
+		}, ask(request, strings.Join(unread, ", ")))
 	yes, err := a.choose(ctx, turn, on, msgs, []string{"yes", "no"})
 	return err == nil && yes == "yes"
 }

@@ -49,11 +49,8 @@ var searchExamples = []struct{ request, words string }{
 
 // searchMessages asks the model for the words to search for.
 func searchMessages(request string) []Message {
-	msgs := []Message{{Role: RoleSystem, Content: "A user asks about files in a folder (code, notes, documents or data, mostly in English). For each request, reply with the English words a search through the files would look for: the names, numbers and key nouns, two to five words, nothing else."}}
-	for _, ex := range searchExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.words})
-	}
-	return append(msgs, Message{Role: RoleUser, Content: request})
+	return fewShot("A user asks about files in a folder (code, notes, documents or data, mostly in English). For each request, reply with the English words a search through the files would look for: the names, numbers and key nouns, two to five words, nothing else.",
+		searchExamples, func(ex struct{ request, words string }) (string, string) { return ex.request, ex.words }, request)
 }
 
 // searchFirst runs the search for t's request (Options.SearchFirst) and

@@ -42,12 +42,9 @@ func tableMessages(tables []string, request string) []Message {
 	if len(tables) > maxTables {
 		names += " and more"
 	}
-	msgs := []Message{{Role: RoleSystem, Content: "A user asks about a folder of files. Its data tables are " + names +
-		". Reply yes if the answer comes from the rows of a table: a value in a row, a sum, a count, an average, the largest or the smallest, or the rows that match; no if it comes from code, notes, documents or settings."}}
-	for _, ex := range tableFirstExamples {
-		msgs = append(msgs, Message{Role: RoleUser, Content: ex.request}, Message{Role: RoleAssistant, Content: ex.answer})
-	}
-	return append(msgs, Message{Role: RoleUser, Content: request})
+	return fewShot("A user asks about a folder of files. Its data tables are "+names+
+		". Reply yes if the answer comes from the rows of a table: a value in a row, a sum, a count, an average, the largest or the smallest, or the rows that match; no if it comes from code, notes, documents or settings.",
+		tableFirstExamples, func(ex struct{ request, answer string }) (string, string) { return ex.request, ex.answer }, request)
 }
 
 // tableFilter returns the grep_search file filter of the folder's tables
