@@ -48,11 +48,12 @@ const (
 var matchAll = regexp.MustCompile("")
 
 // rankTerms returns the distinct terms of a pattern (words.Terms: "P-104"
-// is one) as search keys (words.Key) ("*" is a gap between words), or nil
-// for a pattern of fewer than two terms.
+// is one) as search keys (words.Key), without accents (words.Fold, as the
+// lines' words), ("*" is a gap between words), or nil for a pattern of
+// fewer than two terms.
 func rankTerms(pattern string) []string {
 	var ts []string
-	for _, w := range words.Terms(strings.ReplaceAll(pattern, "*", " ")) {
+	for _, w := range words.Terms(words.Fold(strings.ReplaceAll(pattern, "*", " "))) {
 		if k := words.Key(w); k != "" && !slices.Contains(ts, k) {
 			ts = append(ts, k)
 		}
@@ -94,11 +95,12 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		}
 		files++
 		inFile := make([]bool, len(terms))
-		pathKeys := words.Forms(rel)
+		pathKeys := words.Forms(words.Fold(rel))
 		header := tableHeader{csv: tableComma(rel) != 0}
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
-			keys := append(append(words.Forms(text), pathKeys...), header.next(line, text)...)
+			folded := words.Fold(text) // "dias" finds "días"
+			keys := append(append(words.Forms(folded), pathKeys...), header.next(line, folded)...)
 			var has []bool
 			for i, t := range terms {
 				if slices.ContainsFunc(keys, func(k words.Form) bool { return k.Matches(t) }) {

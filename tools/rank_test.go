@@ -30,6 +30,7 @@ func TestGrepRanked(t *testing.T) {
 		"recipes/shakshuka.md":    "# Eggs in tomato sauce\n\nFry the onions.\n",
 		"contacts.md":             "# Contacts\n\n| Name | Phone number |\n|------|:-----:|\n| Anna Keller | +33 6 12 |\n",
 		"journal/2024-05-21.md":   "Anna lost her phone charger.\n",
+		"atas/reuniao-marco.md":   "Presentes: Renata, Joaquim\n- O preço da revisão passa para R$ 150.\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -59,6 +60,9 @@ func TestGrepRanked(t *testing.T) {
 		// A Markdown table's row holds its header's words too: before
 		// the journal line that has two of the three.
 		{"Anna phone number", "contacts.md:5: | Anna Keller | +33 6 12 |", nil},
+		// Accents do not count, on either side: "revisao" is typed
+		// without them, "reunião" names the file with them.
+		{"preco revisao reunião", "atas/reuniao-marco.md:2: - O preço da revisão passa para R$ 150.", nil},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Split returns the words of s: runs of letters, digits, marks and
@@ -214,4 +216,27 @@ func identParts(w string) []string {
 		parts = append(parts, string(rs[start:]))
 	}
 	return parts
+}
+
+// Fold returns s with the accents of its Latin letters taken off, so
+// that a word typed without them matches one written with them: "dias"
+// and "días", "reuniao" and "reunião", "electrovanne" and "électrovanne".
+// Marks of other scripts stay: the dakuten of "が" makes another letter.
+func Fold(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return s
+	}
+	var b strings.Builder
+	latin := false // the last letter is Latin
+	for _, r := range norm.NFD.String(s) {
+		if unicode.Is(unicode.Mn, r) {
+			if latin {
+				continue
+			}
+		} else {
+			latin = unicode.Is(unicode.Latin, r)
+		}
+		b.WriteRune(r)
+	}
+	return norm.NFC.String(b.String())
 }

@@ -118,3 +118,19 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+func TestFold(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"días", "dias"},
+		{"atas/2024-09-10-reunião.md", "atas/2024-09-10-reuniao.md"},
+		{"Électrovanne", "Electrovanne"},
+		{"Größe", "Große"}, // ß is a letter of its own
+		{"ParseLine", "ParseLine"},
+		{"がぎ", "がぎ"}, // a mark of another script stays
+		{"Ação de graças", "Acao de gracas"},
+	} {
+		if got := Fold(tc.in); got != tc.want {
+			t.Errorf("Fold(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
