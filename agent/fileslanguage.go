@@ -45,18 +45,14 @@ func filesLanguageMessages(files string) []Message {
 }
 
 // foreignFiles reports whether the model names the working directory's
-// files (folderOverview) in a language other than English
-// (Options.FilesLanguage); false when the assist is off, the folder is
-// unknown, or the model does not choose.
+// files, as the intent's choice was told them (folderOverview), in a
+// language other than English (Options.FilesLanguage); false when the
+// assist is off, the folder is unknown, or the model does not choose.
 func (a *Agent) foreignFiles(ctx context.Context, t *turnState) bool {
-	if !a.opts.FilesLanguage || a.opts.NoGrammar {
+	if !a.opts.FilesLanguage || a.opts.NoGrammar || t.in.folder == "" {
 		return false
 	}
-	files := a.folderOverview(ctx)
-	if files == "" {
-		return false
-	}
-	lang, err := a.choose(ctx, &t.turn, t.on, filesLanguageMessages(files), filesLanguages)
+	lang, err := a.choose(ctx, &t.turn, t.on, filesLanguageMessages(t.in.folder), filesLanguages)
 	return err == nil && lang != "" && lang != filesLanguages[0]
 }
 

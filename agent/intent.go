@@ -25,6 +25,7 @@ type intent struct {
 	topic  string // the tool topic the request needs; "" for none
 	change bool   // a change to files: editing one or making one
 	list   bool   // the names of files or folders, not their content
+	folder string // what the folder holds, as the choice was told (folderOverview)
 }
 
 // intentOption is one option of the choice: a label the model writes
@@ -185,7 +186,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 			}
 		}
 	}
-	in := intent{known: true, label: opts[i].label, topic: opts[i].topic, change: opts[i].change, list: opts[i].list}
+	in := intent{known: true, label: opts[i].label, topic: opts[i].topic, change: opts[i].change, list: opts[i].list, folder: folder}
 	if in.topic == "" && len(named) > 0 {
 		in.topic = tools.TopicFiles
 	}

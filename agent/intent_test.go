@@ -58,6 +58,11 @@ func TestAgentIntent(t *testing.T) {
 			}
 			var turn Turn
 			got := a.intent(context.Background(), &turn, tc.request, tools.Mentioned(dir, tc.request), func(Event) {})
+			// A choice made keeps what the folder holds, as it was told.
+			if want := map[bool]string{true: "notes.txt"}[got.known]; got.folder != want {
+				t.Errorf("intent's folder %q, want %q", got.folder, want)
+			}
+			got.folder = ""
 			if got != tc.want {
 				t.Errorf("intent %+v, want %+v", got, tc.want)
 			}
