@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/offgrid-ai/offgrid/internal/contact"
 	"github.com/offgrid-ai/offgrid/internal/words"
 	"github.com/offgrid-ai/offgrid/tools"
 )
@@ -92,12 +93,15 @@ const maxNoteNames = 40
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
 // note: made to, the 0.5B went on "The user denied running the tools",
-// which nobody had.
+// which nobody had. An answer whose every line gave a contact nothing
+// returned, with no call to show instead, is unheldNote.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
+	heard := a.heard(turn)
 	if len(turn.Calls) > 0 {
-		heard := a.heard(turn)
 		text = withoutUnknownFiles(withoutUnfounded(text, heard), heard)
 	}
+	given := text
+	text = withoutUnheldContacts(text, heard)
 	changed := a.changeNote(turn.Calls) != ""
 	if !changed && misquotes(text, turn.Calls) {
 		text = "" // what the calls returned is shown instead (groundedAnswer)
@@ -110,8 +114,16 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 	if a.unchanged(turn) {
 		s = strings.TrimSpace(unchangedNote + s)
 	}
+	if s == "" && text != given {
+		s = unheldNote
+	}
 	return s
 }
+
+// unheldNote is the answer whose every line gave a phone number or an
+// email address that nothing of the conversation held, and no call
+// returned anything to show instead (withoutUnheldContacts).
+const unheldNote = "No file or tool gave the phone number or email address the model wrote, so it is not shown."
 
 // unchangedNote begins the answer to a request for a change that no call
 // made: the 0.5B, asked in Chinese to delete a sentence of the README,
@@ -503,13 +515,37 @@ func withoutUnknownFiles(text, heard string) string {
 		name := strings.ToLower(path.Base(f))
 		return !strings.HasPrefix(f, "/") && !strings.HasPrefix(f, "~") && strings.Contains(name, ".") && !strings.Contains(heard, name)
 	}
+	return withoutLines(text, func(l string) bool { return slices.ContainsFunc(tools.FileNames(l), unknown) })
+}
+
+// Contacts no tool returned: asked for the butter supplier's phone
+// number in a folder of French notes, the 0.5B answered "077 888 9999",
+// which no file held. A line of an answer, outside fenced blocks, that
+// gives a phone number or an email address (contact.Find) that nothing
+// of the conversation holds in any format (contact.Held) is dropped,
+// whether or not the turn called a tool: only a tool or the user can
+// tell the model a number.
+
+// withoutUnheldContacts returns text without its lines, outside fenced
+// blocks, that give a contact the conversation, heard, does not hold.
+func withoutUnheldContacts(text, heard string) string {
+	if len(contact.Find(text)) == 0 {
+		return text
+	}
+	unheld := func(c string) bool { return !contact.Held(c, heard) }
+	return withoutLines(text, func(l string) bool { return slices.ContainsFunc(contact.Find(l), unheld) })
+}
+
+// withoutLines returns text without its lines outside fenced blocks
+// (```) that drop reports.
+func withoutLines(text string, drop func(line string) bool) string {
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
 	fenced := false
 	for _, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			fenced = !fenced
-		} else if !fenced && slices.ContainsFunc(tools.FileNames(l), unknown) {
+		} else if !fenced && drop(l) {
 			continue
 		}
 		kept = append(kept, l)

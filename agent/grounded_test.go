@@ -319,6 +319,43 @@ func TestAnswerUnknownFiles(t *testing.T) {
 	}
 }
 
+// TestAnswerUnheldContacts: a line of an answer that gives a phone
+// number or an email address nothing of the conversation holds is
+// dropped, with or without calls; one a result or the request holds, in
+// another format, and one in a fenced example stay.
+func TestAnswerUnheldContacts(t *testing.T) {
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{reg: reg}
+	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"notes/fournisseurs.txt"}`),
+		Result: tools.OK("3: Beurre : Laiterie Morel, tél. 04.74.55.12.90\n4: Farine : Moulin Giraud, commandes@moulin-giraud.fr")}
+	const request = "Quel est le numéro du fournisseur de beurre ?"
+	for _, tc := range []struct {
+		name, request, text, want string
+		calls                     []ToolRecord
+	}{
+		{"a number no tool returned", request, "Le fournisseur de beurre est la Laiterie Morel.\nSon numéro : 077 888 9999.",
+			"Le fournisseur de beurre est la Laiterie Morel.", []ToolRecord{read}},
+		{"the number read, in another format", request, "Laiterie Morel : +33 4 74 55 12 90.", "Laiterie Morel : +33 4 74 55 12 90.", []ToolRecord{read}},
+		{"an address no tool returned", request, "Écrivez à beurre@laiterie-morel.fr.",
+			"`read_file notes/fournisseurs.txt` returned:\n```\n3: Beurre : Laiterie Morel, tél. 04.74.55.12.90\n4: Farine : Moulin Giraud, commandes@moulin-giraud.fr\n```", []ToolRecord{read}},
+		{"the address read, in another case", request, "Moulin Giraud: Commandes@Moulin-Giraud.fr", "Moulin Giraud: Commandes@Moulin-Giraud.fr", []ToolRecord{read}},
+		{"no call", "What is the butter supplier's number?", "Call them at (555) 123-4567.\nThey open at 7.", "They open at 7.", nil},
+		{"no call, nothing left", "What is the butter supplier's number?", "Call them at (555) 123-4567.", unheldNote, nil},
+		{"given by the request", "Add Anna, 06 12 34 56 78, to the contacts.", "Anna's number is 0612345678.", "Anna's number is 0612345678.", nil},
+		{"a fenced example, not checked", "How do I check an address in Go?", "```go\nmail.ParseAddress(\"anna@example.com\")\n```", "```go\nmail.ParseAddress(\"anna@example.com\")\n```", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := Turn{request: tc.request, Calls: tc.calls}
+			if got := a.answerOf(turn, "", tc.text); got != tc.want {
+				t.Errorf("answerOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestAgentListingNote: an answer about a folder offgrid listed ends
 // with the folder's names that it leaves out.
 func TestAgentListingNote(t *testing.T) {

@@ -112,8 +112,11 @@ func TestInvented(t *testing.T) {
 		{"a file never seen", []agent.ToolRecord{read("a.md", "x", true)}, "see d.csv", []string{"d.csv"}},
 		{"a read that failed names nothing that exists", []agent.ToolRecord{read("e.csv", "", false)}, "e.csv holds 3 rows", nil},
 		{"nothing read", nil, "f.md says hi", []string{"f.md"}},
+		{"a phone number never seen", []agent.ToolRecord{read("a.md", "Morel: 04 74 55 12 90", true)}, "Morel: 077 888 9999", []string{"077 888 9999"}},
+		{"the number read, in another format", []agent.ToolRecord{read("a.md", "Morel: 04 74 55 12 90", true)}, "Morel: +33 474551290", nil},
+		{"an address the request gave", nil, "Sent to anna@example.org", nil},
 	} {
-		o := outcome{answer: tc.answer, results: turnResults(tc.calls)}
+		o := outcome{request: "Mail anna@example.org", answer: tc.answer, results: turnResults(tc.calls)}
 		if got := invented(c, o); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: invented %q, want %q", tc.name, got, tc.want)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/offgrid-ai/offgrid/internal/calendar"
+	"github.com/offgrid-ai/offgrid/internal/contact"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -349,6 +350,7 @@ func fixtureTime() time.Time { return time.Date(2026, 1, 15, 9, 30, 0, 0, time.U
 // outcome is what a task's run did, as the checks see it.
 type outcome struct {
 	dir      string
+	request  string // the user's request, as sent
 	calls    []CallRecord
 	answer   string
 	results  []string // every tool result of the turn, whole, as the model read it or the user saw it
@@ -522,9 +524,17 @@ func answerShown(c Checks, o outcome, shown []string) (held, asked bool) {
 }
 
 // invented returns the matches of c.Invented in the answer that no tool
-// result of the turn holds.
+// result of the turn holds, and the phone numbers and email addresses in
+// it that neither a result nor the request holds (contact.Held), for
+// every task.
 func invented(c Checks, o outcome) []string {
 	var out []string
+	heard := o.request + "\n" + strings.Join(o.results, "\n")
+	for _, m := range contact.Find(o.answer) {
+		if !contact.Held(m, heard) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
 	for _, pat := range c.Invented {
 		re, err := regexp.Compile(pat)
 		if err != nil {

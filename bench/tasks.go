@@ -197,7 +197,8 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 		return fail(err)
 	}
 	start := time.Now()
-	turn, err := ag.Send(ctx, strings.ReplaceAll(t.Prompt, "{root}", dir), func(e agent.Event) {
+	request := strings.ReplaceAll(t.Prompt, "{root}", dir)
+	turn, err := ag.Send(ctx, request, func(e agent.Event) {
 		if e.Type == agent.EventError && e.Code == agent.InvalidToolSignature {
 			res.Invalid++ // a reply that could not be read as a call
 		}
@@ -216,7 +217,7 @@ func runTask(ctx context.Context, cp *agent.Completer, s *Suite, t Task, dir str
 	if err != nil {
 		res.Error = err.Error()
 	}
-	o := outcome{dir: dir, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now(), lang: t.Lang}
+	o := outcome{dir: dir, request: request, calls: res.Calls, answer: turn.Content, results: results, finished: err == nil && turn.Stop == nil, now: time.Now(), lang: t.Lang}
 	res.Reasons = s.check(t, o)
 	res.Fabricated = len(invented(t.Checks, o)) > 0
 	res.Copied = agent.Copied(reg, turn.Calls, turn.Content)
