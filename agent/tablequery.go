@@ -108,12 +108,17 @@ func queryNote(calls []ToolRecord) string {
 // in rows: shown a table's first rows, the 0.5B summed the quantity of
 // the first row for "how many units in total?".
 func tableQueryMessages(path string, t *tools.Table, question string) []Message {
-	orders, _ := tools.ParseTable("orders.csv", "id,city,kind,amount\nA-1,Lyon,retail,12.50\nA-2,Porto,retail,3.00\nA-3,Lyon,wholesale,80.00\nA-4,Kiel,retail,7.25\nA-5,Porto,wholesale,40.00\nA-6,Lyon,retail,9.00\nA-7,Kiel,wholesale,55.00\n")
-	example := describeTable("orders.csv", orders)
+	example := describeTable("orders.csv", exampleOrders())
 	return fewShot("A user asks a question about a table (a CSV file). Reply with the computation over the table's rows that answers it, or none if it needs none.",
 		tableQueryExamples, func(ex struct{ question, query string }) (string, string) {
 			return example + "\n\n" + ex.question, ex.query
 		}, describeTable(path, t)+"\n\n"+question)
+}
+
+// exampleOrders is the table of tableQueryExamples.
+func exampleOrders() *tools.Table {
+	t, _ := tools.ParseTable("orders.csv", "id,city,kind,amount\nA-1,Lyon,retail,12.50\nA-2,Porto,retail,3.00\nA-3,Lyon,wholesale,80.00\nA-4,Kiel,retail,7.25\nA-5,Porto,wholesale,40.00\nA-6,Lyon,retail,9.00\nA-7,Kiel,wholesale,55.00\n")
+	return t
 }
 
 // describeTable says what the table of the file name holds: its rows,

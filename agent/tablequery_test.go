@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,20 @@ func TestAgentTableQuery(t *testing.T) {
 				t.Errorf("the query's prompt does not describe the table's columns:\n%s", eng.prompts[1])
 			}
 		})
+	}
+}
+
+// TestTableQueryExamples: each example's query is one its table offers
+// for its question (or none), so that the examples teach only queries
+// the grammar allows.
+func TestTableQueryExamples(t *testing.T) {
+	orders := exampleOrders()
+	if orders == nil {
+		t.Fatal("the examples' table does not parse")
+	}
+	for _, ex := range tableQueryExamples {
+		if qs := orders.Queries(ex.question); !slices.Contains(qs, ex.query) {
+			t.Errorf("%q: %q is not one of the table's queries", ex.question, ex.query)
+		}
 	}
 }
