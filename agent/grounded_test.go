@@ -200,11 +200,7 @@ func TestAgentResultsNote(t *testing.T) {
 // not continue; not when a change succeeded, a call failed, or the
 // request asked for no change.
 func TestAnswerUnchanged(t *testing.T) {
-	reg, err := tools.Builtin(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Agent{reg: reg}
+	a := builtinAgent(t)
 	wrote := ToolRecord{Name: "write_file", Arguments: json.RawMessage(`{"path":"a.txt","content":"x"}`), Result: tools.OK("Created a.txt (1 bytes)")}
 	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`), Result: tools.OK("1: x")}
 	missing := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"b.txt"}`), Result: tools.Fail(tools.TypeNotFound, "b.txt does not exist")}
@@ -237,11 +233,7 @@ func TestAnswerUnchanged(t *testing.T) {
 // returned; quotations of what the request or a result holds, short
 // ones, and ones in a script written without spaces stay.
 func TestAnswerUnfounded(t *testing.T) {
-	reg, err := tools.Builtin(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Agent{reg: reg}
+	a := builtinAgent(t)
 	noTasks := ToolRecord{Name: "list_tasks", Arguments: json.RawMessage(`{"status":"in_progress"}`), Result: tools.OK("No in_progress tasks (0 tasks in all).")}
 	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"todo.md"}`),
 		Result: tools.OK("1: - [ ] Ask Mme Marchal if hanging planters are allowed on the railing\n2: - [ ] Order the strawberry plants")}
@@ -277,11 +269,7 @@ func TestAnswerUnfounded(t *testing.T) {
 // named, a word with an extension no file has, and an answer to a turn
 // without calls are kept.
 func TestAnswerUnknownFiles(t *testing.T) {
-	reg, err := tools.Builtin(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Agent{reg: reg}
+	a := builtinAgent(t)
 	grep := ToolRecord{Name: "grep_search", Arguments: json.RawMessage(`{"pattern":"example"}`),
 		Result: tools.OK("2 matches for \"example\" in **:\nREADME.md:17: Examples:\nREADME.md:31: See `config.example.json` for the config file format")}
 	ls := ToolRecord{Name: "ls", Arguments: json.RawMessage(`{"path":".github/workflows"}`),
@@ -324,11 +312,7 @@ func TestAnswerUnknownFiles(t *testing.T) {
 // dropped, with or without calls; one a result or the request holds, in
 // another format, and one in a fenced example stay.
 func TestAnswerUnheldContacts(t *testing.T) {
-	reg, err := tools.Builtin(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Agent{reg: reg}
+	a := builtinAgent(t)
 	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"notes/fournisseurs.txt"}`),
 		Result: tools.OK("3: Beurre : Laiterie Morel, tél. 04.74.55.12.90\n4: Farine : Moulin Giraud, commandes@moulin-giraud.fr")}
 	const request = "Quel est le numéro du fournisseur de beurre ?"
@@ -515,13 +499,21 @@ func TestMisquotes(t *testing.T) {
 		}
 	}
 	// The answer is then what the calls returned, the file as it is.
-	reg, err := tools.Builtin(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Agent{reg: reg}
+	a := builtinAgent(t)
 	got := a.answerOf(Turn{change: true, Calls: []ToolRecord{v}}, "", "Here it is:\n3: __version__ = \"2.3.2\"")
 	if !strings.HasPrefix(got, "No file was changed.\n\n`read_file app/__init__.py` returned:") || strings.Contains(got, "2.3.2") {
 		t.Errorf("answerOf = %q", got)
 	}
+}
+
+// builtinAgent returns an Agent with the built-in tools of a temporary
+// directory and nothing else: enough for what answerOf does with a
+// turn's calls.
+func builtinAgent(t *testing.T) *Agent {
+	t.Helper()
+	reg, err := tools.Builtin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Agent{reg: reg}
 }
