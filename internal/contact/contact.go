@@ -17,10 +17,11 @@ import (
 // phone matches a phone number as people write it: an optional "+" and
 // country code, an optional area code in parentheses, and groups of
 // digits joined by single spaces, dots, dashes or slashes ("04 78 29 61
-// 35", "+33 4 78 29 61 35", "(555) 123-4567"), or one run of 9 to 15
+// 35", "+33 4 78 29 61 35", "(555) 123-4567", "010-1234567890", which
+// the 0.5B made up for a school in Seoul), or one run of 9 to 15
 // digits that begins with "+" or 0 ("0478296135"; not a checksum or
 // a size).
-var phone = regexp.MustCompile(`(?:\+\d{1,3}[ .\-/]?)?(?:\(\d{1,4}\)[ .\-/]?)?\b\d{1,4}(?:[ .\-/]\d{2,4}){1,6}\b|(?:\+|\b0)\d{8,14}\b`)
+var phone = regexp.MustCompile(`(?:\+\d{1,3}[ .\-/]?)?(?:\(\d{1,4}\)[ .\-/]?)?\b\d{1,4}(?:[ .\-/]\d{2,10}){1,6}\b|(?:\+|\b0)\d{8,14}\b`)
 
 // date matches a date written in numbers ("2025-09-15", "15/09/2025",
 // "15.09.25"), alone or in a longer match ("2026-11-29 20" of a
