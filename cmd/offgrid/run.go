@@ -334,6 +334,13 @@ type eventPrinter struct {
 	// streamed since the last tool event (shown).
 	md    *markdown
 	shown strings.Builder
+	// hold keeps each reply's text unwritten, when the output is not a
+	// terminal: a terminal's streamed reply can be replaced by the
+	// checked answer, a pipe's cannot, so a pipe gets the calls, their
+	// results and the final answer only, never a line the answer drops
+	// (one no tool returned). Held text that no final answer follows (a
+	// reply before a call, an interrupted one) is not written.
+	hold bool
 	// last holds the counters of the last reply.
 	last *agent.Stats
 }
@@ -344,16 +351,17 @@ func newEventPrinter(env *cliEnv, asJSON bool) *eventPrinter {
 	p := &eventPrinter{out: env.stdout, errw: env.stderr, json: asJSON}
 	if !asJSON {
 		p.md = newMarkdown(env.stdout, env.getenv)
+		p.hold = p.md == nil
 	}
 	return p
 }
 
 // writeChecked writes what the final answer has that the text streamed
-// before it (shown) has not, where the two cannot be swapped (not a
-// terminal, or an answer taller than it): what offgrid added after the
-// reply (a listing's names, a line of its own) follows it; an answer
-// offgrid changed is written whole after it. Unwritten, a pipe got the
-// model's raw reply only.
+// before it (shown) has not, where the two cannot be swapped (an answer
+// taller than the terminal): what offgrid added after the reply (a
+// listing's names, a line of its own) follows it; an answer offgrid
+// changed is written whole after it, below a line that says it takes the
+// reply's place, since the reply may hold what the answer dropped.
 func (p *eventPrinter) writeChecked(shown, final string) {
 	s, f := strings.TrimSpace(shown), strings.TrimSpace(final)
 	switch {
@@ -362,9 +370,12 @@ func (p *eventPrinter) writeChecked(shown, final string) {
 		p.write(strings.TrimRight(f[len(s):], "\n"))
 	default:
 		p.endLine()
-		p.write("\n" + f)
+		p.write("\n" + withdrawn + "\n\n" + f)
 	}
 }
+
+// withdrawn heads an answer written below the reply it replaces.
+const withdrawn = "── offgrid: the checked answer, in place of the reply above ──"
 
 func (p *eventPrinter) endLine() {
 	if p.midLine {
@@ -392,6 +403,9 @@ func (p *eventPrinter) event(e agent.Event) {
 	}
 	switch e.Type {
 	case agent.EventToken:
+		if p.hold {
+			return
+		}
 		p.write(e.Text)
 		p.shown.WriteString(e.Text)
 		p.streamed = true

@@ -163,7 +163,9 @@ func TestSignalExitPathsCloseMCP(t *testing.T) {
 			case "call":
 				args = []string{"tools", "call", "s_hang", "--yes", "--root", dir, "--mcp", mcpArg}
 			default:
-				args = append(args, "--tool-choice", "none", "-n", "100000", "-p", tc.prompt)
+				// --json: in a pipe the text of a reply is held until its
+				// answer; the token events show that generation runs.
+				args = append(args, "--json", "--tool-choice", "none", "-n", "100000", "-p", tc.prompt)
 			}
 			cmd, out, stdin, stderr := startCLI(t, args...)
 			var pids []string
