@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -40,13 +41,20 @@ func (m Mention) Outside() bool { return absolute(m.Path) || climbsOut(m.Path) }
 // end with is left out. A word in capitals stands for the one file of
 // root it is the name of before the dot ("CHANGELOG" for CHANGELOG.md;
 // see capitalName). A word that looks like a file's name or path (see
-// [FileNames]) but names nothing in root is returned as Missing.
+// [FileNames]) but names nothing in root is returned as Missing. A path
+// of root written in full ("/home/ana/shop/notes.txt") is named as the
+// tools take it ("notes.txt").
 func Mentioned(root, request string) []Mention {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
+	var roots []string // the root's absolute paths, for a file named by its own (underRoot)
+	if abs, err := filepath.Abs(root); err == nil {
+		real, _ := filepath.EvalSymlinks(abs)
+		roots = append(roots, abs, real)
+	}
 	entries := map[string]bool{}   // the root's names without a dot, which a bare word may name
 	stems := map[string][]string{} // the root's names with a dot, by the part before it
 	if f, err := r.Open("."); err == nil {
@@ -71,6 +79,11 @@ func Mentioned(root, request string) []Mention {
 	var out []Mention
 	var seen []string
 	for _, w := range pathWords(request) {
+		if rel, ok := underRoot(w, roots...); ok && rel == "." {
+			continue // the working directory itself
+		} else if ok {
+			w = filepath.ToSlash(rel)
+		}
 		if strings.Contains(w, "://") || slices.Contains(seen, w) {
 			continue
 		}

@@ -45,6 +45,10 @@ func TestMentioned(t *testing.T) {
 		{"docs文件夹里有哪些文件？", []Mention{{Path: "docs", Dir: true}}},
 		{"Quels fichiers y a-t-il dans le dossier docs ?", []Mention{{Path: "docs", Dir: true}}},
 		{"Muestra /etc/hosts", []Mention{{Path: "/etc/hosts", Missing: true}}},
+		// A file of the root named by its full path is named as the tools take it.
+		{"Read " + root + "/docs/guide.md", []Mention{file("docs/guide.md")}},
+		{"Lies " + root + "/docs/", []Mention{{Path: "docs", Dir: true}}},
+		{"What is in " + root + "?", nil},
 		{"What is 12 times 12?", nil},
 		{"What is in the docs folder?", []Mention{{Path: "docs", Dir: true}}}, // a bare word naming an entry of the root
 		{"How do I write docs for an API?", []Mention{{Path: "docs", Dir: true}}},

@@ -15,17 +15,18 @@ import (
 )
 
 // Sandbox confines file operations to one root directory. Every path a
-// tool takes is relative to the root; absolute paths, ".." escapes and
-// symbolic links that lead outside the root are refused with
-// [ErrOutsideRoot].
+// tool takes is relative to the root, or absolute inside it; other
+// absolute paths, ".." escapes and symbolic links that lead outside the
+// root are refused with [ErrOutsideRoot].
 //
 // The confinement is enforced by the kernel, not only checked: every file
 // operation goes through an [os.Root] (openat relative to a descriptor of
 // the root, refusing any step out of it), so a directory swapped for a
 // symbolic link between a check and the use cannot lead outside.
 type Sandbox struct {
-	root string   // absolute, symlink-free
-	dir  *os.Root // every file operation goes through it
+	root  string   // absolute, symlink-free
+	given string   // absolute, as given (through a symbolic link, maybe)
+	dir   *os.Root // every file operation goes through it
 
 	mu    sync.Mutex
 	swept map[string]bool // directories already cleared of stale temporary files
@@ -58,7 +59,7 @@ func NewSandbox(dir string) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox root: %w", err)
 	}
-	s := &Sandbox{root: real, dir: r, swept: map[string]bool{}}
+	s := &Sandbox{root: real, given: abs, dir: r, swept: map[string]bool{}}
 	s.sweep(r, ".")
 	return s, nil
 }
@@ -69,11 +70,12 @@ func (s *Sandbox) Root() string { return s.root }
 // maxLinks bounds symbolic-link hops in one resolution, as the kernel does.
 const maxLinks = 40
 
-// Resolve maps a path relative to the root to the absolute, symlink-free
-// path it names, which need not exist yet. It refuses (with an error
-// wrapping [ErrOutsideRoot]) absolute paths, paths whose ".." climbs above
-// the root, and paths that pass through a symbolic link leading outside the
-// root (dangling links included). "" and "." name the root itself.
+// Resolve maps a path relative to the root, or an absolute one inside it,
+// to the absolute, symlink-free path it names, which need not exist yet.
+// It refuses (with an error wrapping [ErrOutsideRoot]) other absolute
+// paths, paths whose ".." climbs above the root, and paths that pass
+// through a symbolic link leading outside the root (dangling links
+// included). "" and "." name the root itself.
 //
 // The answer describes the tree at the time of the call; the sandbox's own
 // file operations do not rely on it staying true.
@@ -100,7 +102,9 @@ func (s *Sandbox) resolve(name string) (string, error) {
 	if !utf8.ValidString(name) {
 		return "", Errorf(TypeValidationFailed, "path %q is not valid UTF-8", name)
 	}
-	if absolute(name) {
+	if rel, ok := underRoot(name, s.root, s.given); ok {
+		name = rel
+	} else if absolute(name) {
 		msg := fmt.Sprintf("%q is absolute; give a path relative to the working directory", name)
 		if list := s.holds("."); list != "" {
 			msg += ", which holds " + list
@@ -125,6 +129,23 @@ func (s *Sandbox) resolve(name string) (string, error) {
 // `\etc`, "C:x".
 func absolute(name string) bool {
 	return filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != ""
+}
+
+// underRoot returns name, an absolute path, relative to the first of
+// roots (absolute paths of the working directory) it lies inside: a user
+// may name a project's file by its full path, as a shell prints it, or
+// through a symbolic link to the root (macOS's /tmp). It is false for
+// any other path.
+func underRoot(name string, roots ...string) (string, bool) {
+	if !filepath.IsAbs(name) {
+		return "", false
+	}
+	for _, root := range roots {
+		if rel, err := filepath.Rel(root, filepath.Clean(name)); err == nil && !filepath.IsAbs(rel) && !climbsOut(rel) {
+			return rel, true
+		}
+	}
+	return "", false
 }
 
 // climbsOut reports whether the relative path name climbs above where it

@@ -68,6 +68,8 @@ func TestResolve(t *testing.T) {
 		"new/dir/file.txt": filepath.Join(root, "new", "dir", "file.txt"),
 		"in/new.txt":       filepath.Join(root, "a", "new.txt"),
 		"a/b.txt/x":        filepath.Join(root, "a", "b.txt", "x"), // not a directory: the tool's open fails
+		root + "/a/b.txt":  filepath.Join(root, "a", "b.txt"),      // absolute, inside
+		root:               root,
 	}
 	for in, want := range ok {
 		got, err := sb.Resolve(in)
@@ -76,10 +78,12 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	refused := []string{
-		"/etc/passwd",     // absolute
-		root + "/a/b.txt", // absolute, even inside
-		"..",              // parent
-		"../",             // parent with slash
+		"/etc/passwd",               // absolute
+		root + "-other/x",           // absolute, beside the root
+		root + "/../outside/secret", // absolute, climbs out
+		root + "/out/secret.txt",    // absolute, through a link to outside
+		"..",                        // parent
+		"../",                       // parent with slash
 		"../outside/secret.txt",
 		"a/../../outside",    // climbs after descending
 		"out",                // symlink to outside
@@ -101,6 +105,27 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := sb.Resolve("a\x00b"); TypeOf(err) != TypeValidationFailed {
 		t.Errorf("Resolve with NUL = %v, want validation_failed", err)
+	}
+}
+
+// TestResolveLinkedRoot: a root given through a symbolic link (as macOS's
+// /tmp is) takes absolute paths inside it as given and as resolved.
+func TestResolveLinkedRoot(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "real")
+	link := filepath.Join(t.TempDir(), "link")
+	os.Mkdir(real, 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("symlinks unsupported: %v", err)
+	}
+	sb, err := NewSandbox(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(real)
+	for _, name := range []string{link + "/notes.txt", real + "/notes.txt"} {
+		if got, err := sb.Resolve(name); err != nil || got != filepath.Join(want, "notes.txt") {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", name, got, err, filepath.Join(want, "notes.txt"))
+		}
 	}
 }
 
