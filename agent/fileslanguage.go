@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"github.com/offgrid-ai/offgrid/internal/words"
 )
@@ -57,13 +58,13 @@ func (a *Agent) foreignFiles(ctx context.Context, t *turnState) bool {
 }
 
 // requestWords returns the words of a request a search may look for as
-// written: its terms (words.Terms) of three letters or more, but for
-// small numbers and words of a script written without spaces, whose
-// terms are not words.
+// written: its terms (words.Terms) three letters wide or more (two
+// Hangul syllables: words.Width), but for small numbers and words of a
+// script written without spaces, whose terms are not words.
 func requestWords(request string) []string {
 	var out []string
 	for _, w := range words.Terms(request) {
-		if rs := []rune(w); len(rs) >= 3 && !words.Unspaced(rs[0]) && !smallNumber(w) {
+		if r, _ := utf8.DecodeRuneInString(w); words.Width(w) >= 3 && !words.Unspaced(r) && !smallNumber(w) {
 			out = append(out, w)
 		}
 	}

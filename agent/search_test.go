@@ -25,6 +25,7 @@ func TestMarkedWords(t *testing.T) {
 		{"Baisse le seuil de stock minimum à 6, on passe trop de commandes.", nil},
 		{"哥伦比亚 Huila 涨价了，现在卖 11.25", []string{"Huila"}},
 		{"Office Hub Altona は閉店したので", []string{"Office", "Hub", "Altona"}},
+		{"김민수 선생님 연락처 알려줘", nil}, // Korean has spaces and no capitals
 		{"rename MAX_WATERING_SECONDS to MAX_RUN_SECONDS", []string{"MAX_WATERING_SECONDS", "MAX_RUN_SECONDS"}},
 	} {
 		if got := markedWords(tc.request); !slices.Equal(got, tc.want) {
@@ -50,6 +51,9 @@ func TestSearchPattern(t *testing.T) {
 		// No words of a script written without spaces: its terms are
 		// not words.
 		{"grill", "グリル担当は誰？", true, "grill"},
+		// Korean is written with spaces: its words are searched, of two
+		// syllables or more.
+		{"refund policy", "환불 정책은 뭐예요?", true, "refund policy 환불 정책은 뭐예요"},
 		{"a b c d e f g h", "one two three four five six seven eight nine", true, "a b c d e f g h one two three four five six seven eight"},
 	} {
 		if got := searchPattern(tc.model, tc.request, tc.own); got != tc.want {

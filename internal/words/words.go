@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 // Split returns the words of s: runs of letters, digits, marks and
@@ -102,9 +103,28 @@ func Parts(name string) []string {
 }
 
 // Unspaced reports whether r is a letter of a script written without
-// spaces between words.
+// spaces between words. Korean is written with spaces: a Hangul word
+// ("환불", "정책은") is a word, not one per syllable.
 func Unspaced(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// Width is how long a word is, in the letters of alphabetic scripts: a
+// letter written wide (a Hangul syllable, a Chinese character, a kana)
+// counts two, as it takes two columns of a fixed-width font and stands
+// for about two letters ("환불" is as long as "refund" is to a filter of
+// short words: longer than "is").
+func Width(w string) int {
+	n := 0
+	for _, r := range w {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // Count returns how often term occurs in text, both lower case: as a

@@ -17,9 +17,18 @@ func TestSplit(t *testing.T) {
 		{"配置文件里的port是多少？", []string{"配", "置", "文", "件", "里", "的", "port", "是", "多", "少"}},
 		{"notes.txtの2行目", []string{"notes", "txt", "の", "2", "行", "目"}},
 		{"café-crème", []string{"café", "crème"}},
+		{"환불 정책은 어디에 있나요?", []string{"환불", "정책은", "어디에", "있나요"}},
 	} {
 		if got := Split(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestWidth(t *testing.T) {
+	for w, want := range map[string]int{"": 0, "is": 2, "Größe": 5, "환불": 4, "설정": 4, "配置": 4, "ｐｏｒｔ": 8} {
+		if got := Width(w); got != want {
+			t.Errorf("Width(%q) = %d, want %d", w, got, want)
 		}
 	}
 }
