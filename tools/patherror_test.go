@@ -28,7 +28,13 @@ func TestToolErrorsInOwnWords(t *testing.T) {
 		{"read_file", `{"path":"/etc/notes.txt"}`, `permission_denied: path is outside the working directory: "/etc/notes.txt" is absolute; give a path relative to the working directory, which holds big/, bin.dat, build/, crlf.txt, empty.txt, link.go, main.go, noeol.txt, notes.txt, sub/`},
 		{"read_file", `{"path":"notes.txt/x"}`, "not_found: notes.txt/x does not exist: a parent on its path is a file, not a directory"},
 		{"read_file", `{"path":"link.go/x"}`, "not_found: link.go/x does not exist: a parent on its path is a file, not a directory"},
+		// A name that differs in case: on a file system that tells them apart.
+		{"read_file", `{"path":"NOTES.txt"}`, "not_found: NOTES.txt does not exist, but notes.txt does (names differ in case)"},
+		{"read_file", `{"path":"./sub/Lib.go"}`, "not_found: ./sub/Lib.go does not exist, but ./sub/lib.go does (names differ in case)"},
 	} {
+		if _, err := os.Stat(filepath.Join(root, "NOTES.txt")); err == nil && strings.Contains(tc.want, "in case") {
+			continue // the file system ignores case
+		}
 		res := r.Execute(context.Background(), tc.tool, json.RawMessage(tc.args))
 		if got := res.Compact(); got != tc.want {
 			t.Errorf("%s %s:\n got %q\nwant %q", tc.tool, tc.args, got, tc.want)

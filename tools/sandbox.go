@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -338,6 +339,9 @@ func (s *Sandbox) holds(rel string) string {
 // the nearest directory on its path that does exist holds.
 func (s *Sandbox) missing(name string) string {
 	dir := s.nearest(name)
+	if other := s.otherCase(dir, name); other != "" {
+		return fmt.Sprintf("%s does not exist, but %s does (names differ in case)", name, other)
+	}
 	list := s.holds(dir)
 	if list == "" {
 		return name + " does not exist"
@@ -347,6 +351,36 @@ func (s *Sandbox) missing(name string) string {
 		where = "the working directory"
 	}
 	return name + " does not exist; " + where + " holds " + list
+}
+
+// otherCase returns the path of the entry of dir, name's parent, whose
+// name is name's but for case ("README.md" for "readme.md"), as name
+// writes its parent; "" when there is none, or more than one.
+func (s *Sandbox) otherCase(dir, name string) string {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if filepath.Dir(clean) != dir {
+		return ""
+	}
+	f, err := s.dir.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(10000)
+	base, found := filepath.Base(clean), ""
+	for _, n := range names {
+		if strings.EqualFold(n, base) && n != base {
+			if found != "" {
+				return ""
+			}
+			found = n
+		}
+	}
+	if found == "" {
+		return ""
+	}
+	slash := filepath.ToSlash(name)
+	return strings.TrimSuffix(slash, path.Base(strings.TrimSuffix(slash, "/"))) + found
 }
 
 // nearest returns the deepest directory on the path name (relative to
