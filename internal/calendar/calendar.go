@@ -1,6 +1,6 @@
 // Package calendar writes a date in words in the languages offgrid's
-// small models read best: English, French, German, Spanish, Chinese and
-// Japanese. It is data for a model to copy and a checker to compare, not
+// small models read best: English, French, German, Spanish, Portuguese,
+// Italian, Chinese, Japanese and Korean. It is data for a model to copy and a checker to compare, not
 // a gate: the 0.5B, given "Saturday", answered a German "welcher
 // Wochentag ist heute?" with "Montag" and a Chinese one with "星期五".
 package calendar
@@ -16,10 +16,10 @@ import (
 
 // Languages are the languages Date writes, as ISO 639-1 codes, English
 // first.
-var Languages = []string{"en", "fr", "de", "es", "zh", "ja"}
+var Languages = []string{"en", "fr", "de", "es", "pt", "it", "zh", "ja", "ko"}
 
 // names are the languages' names for themselves.
-var names = map[string]string{"en": "English", "fr": "français", "de": "Deutsch", "es": "español", "zh": "中文", "ja": "日本語"}
+var names = map[string]string{"en": "English", "fr": "français", "de": "Deutsch", "es": "español", "pt": "português", "it": "italiano", "zh": "中文", "ja": "日本語", "ko": "한국어"}
 
 // Name returns language lang's name for itself ("Deutsch"), or "" for a
 // language Languages does not hold.
@@ -32,16 +32,21 @@ var weekdays = map[string][7]string{
 	"de": {"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"},
 	"es": {"domingo", "lunes", "martes", "miércoles", "jueves", "viernes", "sábado"},
 	"zh": {"星期日", "星期一", "星期二", "星期三", "星期四", "星期五", "星期六"},
+	"pt": {"domingo", "segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado"},
+	"it": {"domenica", "lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato"},
 	"ja": {"日曜日", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日"},
+	"ko": {"일요일", "월요일", "화요일", "수요일", "목요일", "금요일", "토요일"},
 }
 
 // months are the names of the months, January first, by language; the
-// Chinese and Japanese dates are written with numbers.
+// Chinese, Japanese and Korean dates are written with numbers.
 var months = map[string][12]string{
 	"en": {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
 	"fr": {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
 	"de": {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
 	"es": {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
+	"pt": {"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"},
+	"it": {"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre"},
 }
 
 // Weekday returns the name of day d in language lang, and false for a
@@ -67,12 +72,14 @@ func Date(lang string, t time.Time) (string, bool) {
 	switch lang {
 	case "en":
 		return fmt.Sprintf("%s, %d %s %d", day, d, months[lang][m-1], y), true
-	case "fr":
+	case "fr", "it":
 		return fmt.Sprintf("%s %d %s %d", day, d, months[lang][m-1], y), true
-	case "es":
+	case "es", "pt":
 		return fmt.Sprintf("%s, %d de %s de %d", day, d, months[lang][m-1], y), true
 	case "de":
 		return fmt.Sprintf("%s, %d. %s %d", day, d, months[lang][m-1], y), true
+	case "ko":
+		return fmt.Sprintf("%d년 %d월 %d일 %s", y, m, d, day), true
 	default: // zh, ja
 		return fmt.Sprintf("%d年%d月%d日 %s", y, m, d, day), true
 	}
@@ -116,9 +123,10 @@ func named(text, name string) bool {
 // wordLetter reports whether r is a letter of a word.
 func wordLetter(r rune) bool { return r != utf8.RuneError && unicode.IsLetter(r) }
 
-// spaced reports whether name is written in a script with spaces between
-// words (its first letter is not Han or kana).
+// spaced reports whether name is matched as a word of its own: its first
+// letter is not Han, kana or Hangul (a Korean word takes its particles
+// without a space: "월요일이에요").
 func spaced(name string) bool {
 	r, _ := utf8.DecodeRuneInString(name)
-	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }

@@ -18,8 +18,11 @@ func TestDate(t *testing.T) {
 		{"de", "Samstag, 28. November 2026", true},
 		{"es", "sábado, 28 de noviembre de 2026", true},
 		{"zh", "2026年11月28日 星期六", true},
+		{"pt", "sábado, 28 de novembro de 2026", true},
+		{"it", "sabato 28 novembre 2026", true},
 		{"ja", "2026年11月28日 土曜日", true},
-		{"it", "", false},
+		{"ko", "2026년 11월 28일 토요일", true},
+		{"nl", "", false},
 		{"", "", false},
 	}
 	for _, tt := range tests {
@@ -75,6 +78,8 @@ func TestWeekdays(t *testing.T) {
 		{"samedi-dimanche", []time.Weekday{time.Sunday, time.Saturday}},
 		{"今天星期几？", nil},
 		{"2026-11-28", nil},
+		{"Hoje é segunda-feira.", []time.Weekday{time.Monday}},
+		{"오늘은 월요일이에요.", []time.Weekday{time.Monday}}, // with its particle
 	} {
 		if got := Weekdays(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("Weekdays(%q) = %v, want %v", tc.text, got, tc.want)

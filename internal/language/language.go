@@ -4,11 +4,16 @@
 // model may do, and it fails open: "" for a text it cannot tell, which
 // callers take as English.
 //
-// Japanese is told by its kana and Chinese by Han characters without
-// them; a text in Latin letters is compared, by its letter trigrams,
-// with English, French, German and Spanish (whatlanggo). On the requests
-// of the general suite's dev split it was right for 122 of 128; the 0.5B,
-// asked under a grammar, called English and Chinese requests French.
+// Japanese is told by its kana, Korean by its Hangul and Chinese by Han
+// characters without them; a text in Latin letters is compared, by its
+// letter trigrams, with English, French, German, Spanish, Portuguese and
+// Italian (whatlanggo). On the requests of the general suite's dev split
+// it is right for 166 of 177 and calls one Portuguese request Spanish
+// (the others it cannot tell, and they are taken as English); without
+// Portuguese and Italian it was right for 156 and called nine Spanish.
+// With Dutch, it called "How many orders did we get in Q3?" Dutch. The
+// 0.5B, asked under a grammar, called English and Chinese requests
+// French.
 package language
 
 import (
@@ -26,19 +31,36 @@ var latin = map[whatlanggo.Lang]string{
 	whatlanggo.Spa: "es",
 }
 
+// all are latin and Portuguese and Italian, compared first. More
+// languages lower the comparison's confidence: in short requests
+// ("Wie spät ist es gerade, bitte?") it fell under minConfidence. Such a
+// text is compared again among latin alone, and told if both
+// comparisons found the same language: compared among latin alone,
+// Portuguese requests were Spanish.
+var all = map[whatlanggo.Lang]string{
+	whatlanggo.Eng: "en",
+	whatlanggo.Fra: "fr",
+	whatlanggo.Deu: "de",
+	whatlanggo.Spa: "es",
+	whatlanggo.Por: "pt",
+	whatlanggo.Ita: "it",
+}
+
 // minConfidence is the trigram comparison's confidence under which a
 // text in Latin letters is not told: the dev split's misses ("what does
 // `make lint` actually run?" as French) were all under it.
 const minConfidence = 0.5
 
 // Detect returns the ISO 639-1 code of the language text is written in
-// (en, fr, de, es, zh or ja), or "" when it cannot tell.
+// (en, fr, de, es, pt, it, zh, ja or ko), or "" when it cannot tell.
 func Detect(text string) string {
 	han, letters := false, 0
 	for _, r := range text {
 		switch {
 		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
 			return "ja"
+		case unicode.Is(unicode.Hangul, r):
+			return "ko"
 		case unicode.Is(unicode.Han, r):
 			han = true
 		case unicode.IsLetter(r):
@@ -51,13 +73,24 @@ func Detect(text string) string {
 	if letters == 0 {
 		return ""
 	}
-	whitelist := map[whatlanggo.Lang]bool{}
-	for l := range latin {
-		whitelist[l] = true
+	code, sure := among(text, all)
+	if sure {
+		return code
 	}
-	info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: whitelist})
-	if code, ok := latin[info.Lang]; ok && info.Confidence >= minConfidence {
+	if again, sure := among(text, latin); sure && again == code {
 		return code
 	}
 	return ""
+}
+
+// among returns the code of the language of langs that text is most
+// like, and whether the comparison is confident (minConfidence).
+func among(text string, langs map[whatlanggo.Lang]string) (string, bool) {
+	whitelist := map[whatlanggo.Lang]bool{}
+	for l := range langs {
+		whitelist[l] = true
+	}
+	info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: whitelist})
+	code, ok := langs[info.Lang]
+	return code, ok && info.Confidence >= minConfidence
 }

@@ -19,7 +19,11 @@ func TestDetect(t *testing.T) {
 		{"", ""},                           // nothing to tell
 		{"12:30 + 4", ""},                  // no letters
 		{"where's ParseLine defined?", ""}, // too short to tell: English by default
-		{"Che giorno è oggi? Devo prenotare il treno per domani.", ""}, // Italian is not told
+		{"Che giorno è oggi? Devo prenotare il treno per domani.", "it"},
+		{"quando vai ser o mutirão de revisão das crianças?", "pt"}, // not Spanish
+		{"오늘 무슨 요일이에요?", "ko"},
+		{"회의록에서 Kim 선생님 연락처 찾아줘", "ko"},           // Hangul among Latin
+		{"How many orders did we get in Q3?", ""}, // not Dutch: too short to tell
 	}
 	for _, tt := range tests {
 		if got := Detect(tt.text); got != tt.want {
