@@ -7,6 +7,21 @@ import (
 	"testing"
 )
 
+func TestOtherScript(t *testing.T) {
+	for folder, want := range map[string]bool{
+		"README.md, config/설정.yaml, 수강생.csv, 회의록/2024-09-02-정기회의.md": true,
+		"README.md, go.mod, main.go, docs/说明.md":                     true, // one in four
+		"README.md, go.mod, main.go, parser.go, docs/说明.md":          false,
+		"atas/2024-09-10-reuniao.md, dados/estoque.csv, câmara.md":   false, // Latin, accents and all
+		"заметки/встреча.md and more files":                          true,
+		"": false,
+	} {
+		if got := otherScript(folder); got != want {
+			t.Errorf("otherScript(%q) = %v, want %v", folder, got, want)
+		}
+	}
+}
+
 func TestAgentFilesLanguage(t *testing.T) {
 	const request = "quem faz o pedido pro fornecedor?"
 	for _, tc := range []struct {
@@ -55,5 +70,36 @@ func TestAgentFilesLanguage(t *testing.T) {
 				t.Errorf("%d completions, want %d", eng.calls, len(tc.replies))
 			}
 		})
+	}
+}
+
+// TestAgentFilesLanguageScript: a folder whose names are in Hangul is
+// searched for the Korean request's own words too, without asking the
+// model the files' language.
+func TestAgentFilesLanguageScript(t *testing.T) {
+	dir, reg := toolsOver(t, map[string]string{
+		"회의록/2024-11-18-연주회준비.md": "# 회의\n\n- 연주회는 12월 21일로 정했다.\n",
+		"수강생.csv": "이름,반\n김하늘,초등부\n",
+	})
+	eng := &fakeEngine{t: t, replies: []string{"read", "meeting decision", "연주회는 12월 21일로 정했어요."}}
+	a := searchingAgent(t, dir, reg, eng, false)
+	a.opts.FilesLanguage = true
+	turn, err := a.Send(context.Background(), "지난번 회의에서 뭐 정했는지 알려줘", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pattern string
+	for _, c := range turn.Calls {
+		if c.Name == "grep_search" && c.ByAgent {
+			var args struct{ Pattern string }
+			json.Unmarshal(c.Arguments, &args)
+			pattern = args.Pattern
+		}
+	}
+	if want := "meeting decision 지난번 회의에서 정했는지 알려줘"; pattern != want {
+		t.Errorf("searched %q, want %q", pattern, want)
+	}
+	if eng.calls != 3 {
+		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
 	}
 }
