@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/offgrid-ai/offgrid/internal/calendar"
 	"github.com/offgrid-ai/offgrid/internal/contact"
 	"github.com/offgrid-ai/offgrid/internal/words"
 	"github.com/offgrid-ai/offgrid/tools"
@@ -94,14 +95,15 @@ const maxNoteNames = 40
 // the change asked for was not made. The model does not continue that
 // note: made to, the 0.5B went on "The user denied running the tools",
 // which nobody had. An answer whose every line gave a contact nothing
-// returned, with no call to show instead, is unheldNote.
+// or a date nothing returned, with no call to show instead, is
+// unheldNote.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
 	heard := a.heard(turn)
 	if len(turn.Calls) > 0 {
 		text = withoutUnknownFiles(withoutUnfounded(text, heard), heard)
 	}
 	given := text
-	text = withoutUnheldContacts(text, heard)
+	text = withoutUnheld(text, heard)
 	changed := a.changeNote(turn.Calls) != ""
 	if !changed && misquotes(text, turn.Calls) {
 		text = "" // what the calls returned is shown instead (groundedAnswer)
@@ -120,10 +122,10 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 	return s
 }
 
-// unheldNote is the answer whose every line gave a phone number or an
-// email address that nothing of the conversation held, and no call
-// returned anything to show instead (withoutUnheldContacts).
-const unheldNote = "No file or tool gave the phone number or email address the model wrote, so it is not shown."
+// unheldNote is the answer whose every line gave a phone number, an
+// email address or a date that nothing of the conversation held, and no
+// call returned anything to show instead (withoutUnheld).
+const unheldNote = "No file or tool gave the phone number, email address or date the model wrote, so it is not shown."
 
 // unchangedNote begins the answer to a request for a change that no call
 // made: the 0.5B, asked in Chinese to delete a sentence of the README,
@@ -518,22 +520,29 @@ func withoutUnknownFiles(text, heard string) string {
 	return withoutLines(text, func(l string) bool { return slices.ContainsFunc(tools.FileNames(l), unknown) })
 }
 
-// Contacts no tool returned: asked for the butter supplier's phone
-// number in a folder of French notes, the 0.5B answered "077 888 9999",
-// which no file held. A line of an answer, outside fenced blocks, that
-// gives a phone number or an email address (contact.Find) that nothing
-// of the conversation holds in any format (contact.Held) is dropped,
-// whether or not the turn called a tool: only a tool or the user can
-// tell the model a number.
+// Contacts and dates no tool returned: asked for the butter supplier's
+// phone number in a folder of French notes, the 0.5B answered "077 888
+// 9999", which no file held; asked in Korean on which day a school is
+// closed, "2023년 10월 15일", which no file held either. A line of an
+// answer, outside fenced blocks, that gives a phone number or an email
+// address (contact.Find), or a date with its year (calendar.Days), that
+// nothing of the conversation holds in any format (contact.Held,
+// calendar.Held) is dropped, whether or not the turn called a tool: only
+// a tool or the user can tell the model a number. A date worked out
+// from one (three days after the clock's) is dropped too: an answer
+// without it is less, one with an invented date is wrong.
 
-// withoutUnheldContacts returns text without its lines, outside fenced
-// blocks, that give a contact the conversation, heard, does not hold.
-func withoutUnheldContacts(text, heard string) string {
-	if len(contact.Find(text)) == 0 {
+// withoutUnheld returns text without its lines, outside fenced blocks,
+// that give a contact or a date the conversation, heard, does not hold.
+func withoutUnheld(text, heard string) string {
+	if len(contact.Find(text)) == 0 && len(calendar.Days(text)) == 0 {
 		return text
 	}
-	unheld := func(c string) bool { return !contact.Held(c, heard) }
-	return withoutLines(text, func(l string) bool { return slices.ContainsFunc(contact.Find(l), unheld) })
+	unheldContact := func(c string) bool { return !contact.Held(c, heard) }
+	unheldDay := func(d calendar.Day) bool { return !calendar.Held(d, heard) }
+	return withoutLines(text, func(l string) bool {
+		return slices.ContainsFunc(contact.Find(l), unheldContact) || slices.ContainsFunc(calendar.Days(l), unheldDay)
+	})
 }
 
 // withoutLines returns text without its lines outside fenced blocks

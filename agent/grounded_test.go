@@ -308,9 +308,9 @@ func TestAnswerUnknownFiles(t *testing.T) {
 }
 
 // TestAnswerUnheldContacts: a line of an answer that gives a phone
-// number or an email address nothing of the conversation holds is
-// dropped, with or without calls; one a result or the request holds, in
-// another format, and one in a fenced example stay.
+// number, an email address or a date nothing of the conversation holds
+// is dropped, with or without calls; one a result or the request holds,
+// in another format, and one in a fenced example stay.
 func TestAnswerUnheldContacts(t *testing.T) {
 	a := builtinAgent(t)
 	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"notes/fournisseurs.txt"}`),
@@ -329,6 +329,11 @@ func TestAnswerUnheldContacts(t *testing.T) {
 		{"no call", "What is the butter supplier's number?", "Call them at (555) 123-4567.\nThey open at 7.", "They open at 7.", nil},
 		{"no call, nothing left", "What is the butter supplier's number?", "Call them at (555) 123-4567.", unheldNote, nil},
 		{"given by the request", "Add Anna, 06 12 34 56 78, to the contacts.", "Anna's number is 0612345678.", "Anna's number is 0612345678.", nil},
+		{"a date no tool returned", "우리 학원 무슨 요일에 쉬어요?", "우리 학원은 2023년 10월 15일에 쉬어요.\n일요일에 쉬어요.", "일요일에 쉬어요.", []ToolRecord{read}},
+		{"a date read, in another format", "Depuis quand Yuki est cliente ?", "Depuis le 8 février 2026.", "Depuis le 8 février 2026.",
+			[]ToolRecord{{Name: "read_file", Arguments: json.RawMessage(`{"path":"data/customers.csv"}`), Result: tools.OK("7: C-006,Yuki Tanaka,Berlin,2026-02-08")}}},
+		{"a date whose year was added", "quando é o mutirão?", "O mutirão é dia 12/11/2024.", "O mutirão é dia 12/11/2024.",
+			[]ToolRecord{{Name: "read_file", Arguments: json.RawMessage(`{"path":"atas/2024-10-08-reuniao.md"}`), Result: tools.OK("6: - Mutirão de revisão: sábado 12/11")}}},
 		{"a fenced example, not checked", "How do I check an address in Go?", "```go\nmail.ParseAddress(\"anna@example.com\")\n```", "```go\nmail.ParseAddress(\"anna@example.com\")\n```", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -115,6 +115,8 @@ func TestInvented(t *testing.T) {
 		{"a phone number never seen", []agent.ToolRecord{read("a.md", "Morel: 04 74 55 12 90", true)}, "Morel: 077 888 9999", []string{"077 888 9999"}},
 		{"the number read, in another format", []agent.ToolRecord{read("a.md", "Morel: 04 74 55 12 90", true)}, "Morel: +33 474551290", nil},
 		{"an address the request gave", nil, "Sent to anna@example.org", nil},
+		{"a date never seen", []agent.ToolRecord{read("a.md", "휴원일: 일요일", true)}, "2023년 10월 15일에 쉬어요", []string{"2023-10-15"}},
+		{"the date read, in words", []agent.ToolRecord{read("a.md", "C-006,Yuki,2026-02-08", true)}, "depuis le 8 février 2026", nil},
 	} {
 		o := outcome{request: "Mail anna@example.org", answer: tc.answer, results: turnResults(tc.calls)}
 		if got := invented(c, o); !slices.Equal(got, tc.want) {

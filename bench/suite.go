@@ -524,14 +524,19 @@ func answerShown(c Checks, o outcome, shown []string) (held, asked bool) {
 }
 
 // invented returns the matches of c.Invented in the answer that no tool
-// result of the turn holds, and the phone numbers and email addresses in
-// it that neither a result nor the request holds (contact.Held), for
-// every task.
+// result of the turn holds, and the phone numbers, email addresses and
+// dates with their year in it that neither a result nor the request
+// holds (contact.Held, calendar.Held), for every task.
 func invented(c Checks, o outcome) []string {
 	var out []string
 	heard := o.request + "\n" + strings.Join(o.results, "\n")
 	for _, m := range contact.Find(o.answer) {
 		if !contact.Held(m, heard) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	for _, d := range calendar.Days(o.answer) {
+		if m := fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Date); !calendar.Held(d, heard) && !slices.Contains(out, m) {
 			out = append(out, m)
 		}
 	}
