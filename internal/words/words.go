@@ -213,10 +213,43 @@ func Key(term string) string {
 // A part of an identifier matching the start of a term, as "min" of
 // "min_stock" would match "minimum", matched too much: "list" of
 // "list_items" matched "listen", and "set" would match "settings".
+//
+// A term in Hangul also matches by its stems, without its last syllable
+// or two (two at least left): Korean writes a word's particles onto it
+// ("회의에서" is "회의" and "에서", "시간을" is "시간" and "을"), so the
+// request's "회의에서" is the files' "회의록" and its "시간을" their
+// "수업시간".
 func (f Form) Matches(term string) bool {
+	if f.matches(term) {
+		return true
+	}
+	for _, stem := range hangulStems(term) {
+		if f.matches(stem) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f Form) matches(term string) bool {
 	k := f.Key
 	return k == term || len(term) >= 4 && strings.HasPrefix(k, term) ||
 		f.Word && len(term) >= 6 && strings.HasSuffix(k, term)
+}
+
+// hangulStems returns term without its last syllable and without its
+// last two, each of two syllables or more, for a term of Hangul
+// syllables alone; nil for any other.
+func hangulStems(term string) []string {
+	rs := []rune(term)
+	if len(rs) < 3 || strings.ContainsFunc(term, func(r rune) bool { return !unicode.Is(unicode.Hangul, r) }) {
+		return nil
+	}
+	var stems []string
+	for cut := 1; cut <= 2 && len(rs)-cut >= 2; cut++ {
+		stems = append(stems, string(rs[:len(rs)-cut]))
+	}
+	return stems
 }
 
 // identParts splits an identifier at underscores, at a lower-case letter

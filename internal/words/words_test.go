@@ -120,6 +120,12 @@ func TestMatches(t *testing.T) {
 		{"func TestParseLine", "parseline", false}, // a name, not a compound
 		{"min_stock: 8", "minimum", false},         // no shortened words
 		{"list_items()", "listen", false},
+		// A Korean word with its particles matches by its stem.
+		{"회의록/2024-11-18.md", "회의에서", true},
+		{"수업시간: 50", "시간을", true},
+		{"휴원일: 일요일", "요일에", true},
+		{"회의", "회의록은", true}, // a stem two syllables shorter
+		{"학생", "학원은", false}, // two syllables left at least
 	} {
 		got := slices.ContainsFunc(Forms(tc.text), func(f Form) bool { return f.Matches(tc.term) })
 		if got != tc.want {
