@@ -94,9 +94,8 @@ const maxNoteNames = 40
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
 // note: made to, the 0.5B went on "The user denied running the tools",
-// which nobody had. An answer whose every line gave a contact nothing
-// or a date nothing returned, with no call to show instead, is
-// unheldNote.
+// which nobody had. An answer whose every line gave a contact or a date
+// nothing returned, with no call to show instead, is unheldNote.
 func (a *Agent) answerOf(turn Turn, note, text string) string {
 	heard := a.heard(turn)
 	if len(turn.Calls) > 0 {

@@ -334,12 +334,12 @@ type eventPrinter struct {
 	// streamed since the last tool event (shown).
 	md    *markdown
 	shown strings.Builder
-	// hold keeps each reply's text unwritten, when the output is not a
-	// terminal: a terminal's streamed reply can be replaced by the
-	// checked answer, a pipe's cannot, so a pipe gets the calls, their
-	// results and the final answer only, never a line the answer drops
-	// (one no tool returned). Held text that no final answer follows (a
-	// reply before a call, an interrupted one) is not written.
+	// hold leaves the replies' streamed text unwritten, when the output
+	// is not a terminal: a terminal's streamed reply can be replaced by
+	// the checked answer, a pipe's cannot, so a pipe gets the calls,
+	// their results and the final answer only, never a line the answer
+	// drops (one no tool returned), nor a reply no answer follows (one
+	// before a call, an interrupted one).
 	hold bool
 	// last holds the counters of the last reply.
 	last *agent.Stats
