@@ -46,15 +46,7 @@ func TestAgentFilesLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pattern string
-			for _, c := range turn.Calls {
-				if c.Name == "grep_search" && c.ByAgent {
-					var args struct{ Pattern string }
-					json.Unmarshal(c.Arguments, &args)
-					pattern = args.Pattern
-				}
-			}
-			if pattern != tc.pattern {
+			if pattern := ownSearch(turn); pattern != tc.pattern {
 				t.Errorf("searched %q, want %q", pattern, tc.pattern)
 			}
 			asked := false
@@ -88,6 +80,17 @@ func TestAgentFilesLanguageScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if pattern, want := ownSearch(turn), "meeting decision 지난번 회의에서 정했는지 알려줘"; pattern != want {
+		t.Errorf("searched %q, want %q", pattern, want)
+	}
+	if eng.calls != 3 {
+		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
+	}
+}
+
+// ownSearch returns the pattern of the turn's last grep_search of
+// offgrid's own (search-first), "" for none.
+func ownSearch(turn Turn) string {
 	var pattern string
 	for _, c := range turn.Calls {
 		if c.Name == "grep_search" && c.ByAgent {
@@ -96,10 +99,5 @@ func TestAgentFilesLanguageScript(t *testing.T) {
 			pattern = args.Pattern
 		}
 	}
-	if want := "meeting decision 지난번 회의에서 정했는지 알려줘"; pattern != want {
-		t.Errorf("searched %q, want %q", pattern, want)
-	}
-	if eng.calls != 3 {
-		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
-	}
+	return pattern
 }
