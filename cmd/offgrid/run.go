@@ -336,10 +336,10 @@ type eventPrinter struct {
 	shown strings.Builder
 	// hold leaves the replies' streamed text unwritten, when the output
 	// is not a terminal: a terminal's streamed reply can be replaced by
-	// the checked answer, a pipe's cannot, so a pipe gets the calls,
-	// their results and the final answer only, never a line the answer
-	// drops (one no tool returned), nor a reply no answer follows (one
-	// before a call, an interrupted one).
+	// the checked answer, a pipe's cannot, so a pipe gets the final
+	// answers only (the calls and results go to stderr), never a line
+	// an answer drops (one no tool returned), nor a reply no answer
+	// follows (one before a call, an interrupted one).
 	hold bool
 	// last holds the counters of the last reply.
 	last *agent.Stats
@@ -376,6 +376,16 @@ func (p *eventPrinter) writeChecked(shown, final string) {
 
 // withdrawn heads an answer written below the reply it replaces.
 const withdrawn = "── offgrid: the checked answer, in place of the reply above ──"
+
+// calls is where the calls and their results are written: among the
+// replies at a terminal; on stderr otherwise, so that a pipe or a file
+// gets the answers alone.
+func (p *eventPrinter) calls() io.Writer {
+	if p.hold {
+		return p.errw
+	}
+	return p.out
+}
 
 func (p *eventPrinter) endLine() {
 	if p.midLine {
@@ -416,12 +426,12 @@ func (p *eventPrinter) event(e agent.Event) {
 		if e.ByAgent {
 			by = " (read for the model)"
 		}
-		fmt.Fprintf(p.out, "→ %s %s%s\n", e.Tool, e.Arguments, by)
+		fmt.Fprintf(p.calls(), "→ %s %s%s\n", e.Tool, e.Arguments, by)
 	case agent.EventToolResult:
 		r := e.Record
-		fmt.Fprintf(p.out, "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())
+		fmt.Fprintf(p.calls(), "%s %s (%d ms): %s\n", r.Status(), r.Name, r.Duration.Milliseconds(), r.Summary())
 		if r.Cut != nil {
-			fmt.Fprintf(p.out, "  (cut to fit the context: the model sees %s)\n", r.Cut)
+			fmt.Fprintf(p.calls(), "  (cut to fit the context: the model sees %s)\n", r.Cut)
 		}
 		p.shown.Reset()
 		p.streamed = false
