@@ -37,6 +37,18 @@ var (
 	dayMonth = regexp.MustCompile(`(\d{1,2})[-/.](\d{1,2})`)
 )
 
+// inNumbers matches a date written in numbers: year first ("2025-09-15")
+// anywhere in a text, or day, month and a year of two or four digits
+// ("15/09/2025", "15.09.25") as the whole of it.
+var inNumbers = regexp.MustCompile(`\d{4}[.\-/]\d{1,2}[.\-/]\d{1,2}|^\d{1,2}[.\-/]\d{1,2}[.\-/]\d{2,4}$`)
+
+// InNumbers reports whether s is, or holds, a date written in numbers:
+// one that begins with its year anywhere in s ("2026-11-29 20" of a
+// listing's "2026-11-29 20:15", "2026/2026-02-14" of a path), or one
+// that ends with it as the whole of s ("15.09.25"). A phone number is
+// none (package contact).
+func InNumbers(s string) bool { return inNumbers.MatchString(s) }
+
 // monthNames matches a month's name in any of Languages, and monthOf
 // gives its number.
 var monthNames, monthOf = func() (string, map[string]int) {

@@ -60,3 +60,20 @@ func ExampleDays() {
 	fmt.Println(Days("Livraison le 12 dicembre 2024, facture du 2024-11-30."))
 	// Output: [{2024 11 30 false} {2024 12 12 false}]
 }
+
+func TestInNumbers(t *testing.T) {
+	for s, want := range map[string]bool{
+		"2025-09-15":        true,
+		"2026-11-29 20":     true, // of a listing's "2026-11-29 20:15"
+		"2026/2026-02-14":   true, // of a path
+		"15/09/2025":        true,
+		"15.09.25":          true,
+		"04 78 29 61 35":    false,
+		"+33 4 78 29 61 35": false,
+		"010-4821-7730":     false,
+	} {
+		if got := InNumbers(s); got != want {
+			t.Errorf("InNumbers(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

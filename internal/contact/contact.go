@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/offgrid-ai/offgrid/internal/calendar"
 )
 
 // phone matches a phone number as people write it: an optional "+" and
@@ -22,11 +24,6 @@ import (
 // digits that begins with "+" or 0 ("0478296135"; not a checksum or
 // a size).
 var phone = regexp.MustCompile(`(?:\+\d{1,3}[ .\-/]?)?(?:\(\d{1,4}\)[ .\-/]?)?\b\d{1,4}(?:[ .\-/]\d{2,10}){1,6}\b|(?:\+|\b0)\d{8,14}\b`)
-
-// date matches a date written in numbers ("2025-09-15", "15/09/2025",
-// "15.09.25"), alone or in a longer match ("2026-11-29 20" of a
-// listing's "2026-11-29 20:15", "2026/2026-02-14" of a path).
-var date = regexp.MustCompile(`\d{4}[.\-/]\d{1,2}[.\-/]\d{1,2}|^\d{1,2}[.\-/]\d{1,2}[.\-/]\d{2,4}$`)
 
 // thousands matches a number written with dots between its thousands
 // ("10.000.000").
@@ -72,7 +69,7 @@ func Find(text string) []string {
 // has minDigits digits or more and is no date, decimal or number in
 // thousands.
 func isPhone(s string) bool {
-	if len(digits(s)) < minDigits || date.MatchString(s) || thousands.MatchString(s) {
+	if len(digits(s)) < minDigits || calendar.InNumbers(s) || thousands.MatchString(s) {
 		return false
 	}
 	whole, frac, ok := strings.Cut(s, ".")
