@@ -197,8 +197,8 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
-// interruptingWriter raises an interrupt at the first write after the
-// first prompt, and returns only once the REPL has acted on it.
+// interruptingWriter raises an interrupt at the first token event (of
+// --json output), and returns only once the REPL has acted on it.
 type interruptingWriter struct {
 	bytes.Buffer
 	mu   sync.Mutex
@@ -209,7 +209,7 @@ type interruptingWriter struct {
 func (w *interruptingWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fire := !w.done && strings.Count(w.String(), "> ") == 1 && string(p) != "> "
+	fire := !w.done && strings.Contains(string(p), `"type":"token"`)
 	n, err := w.Buffer.Write(p)
 	if fire {
 		w.done = true
@@ -221,6 +221,11 @@ func (w *interruptingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// TestRunREPLInterrupt: Ctrl-C during a reply at the REPL stops the
+// reply, which ends with an error event, and the session goes on: the
+// next message is answered and the end of input exits cleanly. --json:
+// in a pipe a reply's text is held until its answer, so only the token
+// events show the reply under way.
 func TestRunREPLInterrupt(t *testing.T) {
 	w := &interruptingWriter{sigs: make(chan os.Signal)}
 	config := t.TempDir()
@@ -231,16 +236,18 @@ func TestRunREPLInterrupt(t *testing.T) {
 		}
 		return os.Getenv(k)
 	}}
-	err := runCommand(t.Context(), env, []string{"-m", tinyModel(t), "--root", t.TempDir(), "--seed", "1", "-n", "48", "-t", "1", "-c", "8192"}, w.sigs)
+	err := runCommand(t.Context(), env, []string{"-m", tinyModel(t), "--root", t.TempDir(), "--seed", "1", "-n", "48", "-t", "1", "-c", "8192", "--json"}, w.sigs)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	if !strings.Contains(errb.String(), "(interrupted)") {
-		t.Fatalf("no interruption reported; stderr:\n%s", errb.String())
+	out := w.String()
+	interrupted := strings.Index(out, `{"type":"error","text":"interrupted"`)
+	if interrupted < 0 {
+		t.Fatalf("no interruption reported; stdout:\n%s\nstderr:\n%s", out, errb.String())
 	}
-	// Two messages, two prompts back, and a clean exit at end of input.
-	if n := strings.Count(w.String(), "> "); n < 3 {
-		t.Fatalf("%d prompts; stdout:\n%s", n, w.String())
+	// The second message is answered after it.
+	if !strings.Contains(out[interrupted:], `{"type":"final"`) {
+		t.Fatalf("no answer after the interruption; stdout:\n%s", out)
 	}
 }
 
