@@ -55,21 +55,20 @@ func (a *Agent) foreignFiles(ctx context.Context, t *turnState) bool {
 	if !a.opts.FilesLanguage || a.opts.NoGrammar || t.in.folder == "" {
 		return false
 	}
-	if otherScript(t.in.folder) {
+	if t.in.script {
 		return true
 	}
 	lang, err := a.choose(ctx, &t.turn, t.on, filesLanguageMessages(t.in.folder), filesLanguages)
 	return err == nil && lang != "" && lang != filesLanguages[0]
 }
 
-// otherScript reports whether a quarter or more of the paths a folder
-// overview names (folderOverview) are written partly in a script other
+// otherScript reports whether a quarter or more of the paths of a folder
+// overview (folderOverview) are written partly in a script other
 // than Latin (Hangul, Han, kana, Cyrillic, Arabic…): such files are not
 // in English, and no choice of the model's is needed. Asked about a
 // Korean piano school's 회의록/ and 수강생.csv, the 0.5B named them
 // English, and the Korean requests were searched in English words only.
-func otherScript(folder string) bool {
-	paths := strings.Split(strings.TrimSuffix(folder, " and more files"), ", ")
+func otherScript(paths []string) bool {
 	n := 0
 	for _, p := range paths {
 		if strings.ContainsFunc(p, func(r rune) bool { return unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }) {

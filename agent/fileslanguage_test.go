@@ -8,16 +8,19 @@ import (
 )
 
 func TestOtherScript(t *testing.T) {
-	for folder, want := range map[string]bool{
-		"README.md, config/설정.yaml, 수강생.csv, 회의록/2024-09-02-정기회의.md": true,
-		"README.md, go.mod, main.go, docs/说明.md":                     true, // one in four
-		"README.md, go.mod, main.go, parser.go, docs/说明.md":          false,
-		"atas/2024-09-10-reuniao.md, dados/estoque.csv, câmara.md":   false, // Latin, accents and all
-		"заметки/встреча.md and more files":                          true,
-		"": false,
+	for _, tc := range []struct {
+		paths []string
+		want  bool
+	}{
+		{[]string{"README.md", "config/설정.yaml", "수강생.csv", "회의록/2024-09-02-정기회의.md"}, true},
+		{[]string{"README.md", "go.mod", "main.go", "docs/说明.md"}, true}, // one in four
+		{[]string{"README.md", "go.mod", "main.go", "parser.go", "docs/说明.md"}, false},
+		{[]string{"atas/2024-09-10-reuniao.md", "dados/estoque.csv", "câmara.md"}, false}, // Latin, accents and all
+		{[]string{"заметки/встреча.md"}, true},
+		{nil, false},
 	} {
-		if got := otherScript(folder); got != want {
-			t.Errorf("otherScript(%q) = %v, want %v", folder, got, want)
+		if got := otherScript(tc.paths); got != tc.want {
+			t.Errorf("otherScript(%q) = %v, want %v", tc.paths, got, tc.want)
 		}
 	}
 }

@@ -26,6 +26,7 @@ type intent struct {
 	change bool   // a change to files: editing one or making one
 	list   bool   // the names of files or folders, not their content
 	folder string // what the folder holds, as the choice was told (folderOverview)
+	script bool   // its paths are in a script other than Latin (otherScript)
 }
 
 // intentOption is one option of the choice: a label the model writes
@@ -146,7 +147,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 	if len(opts) < 2 {
 		return intent{}
 	}
-	folder := a.folderOverview(ctx)
+	folder, paths := a.folderOverview(ctx)
 	msgs, labels := intentMessages(opts, folder, request)
 	req := CompletionRequest{
 		Messages:   msgs,
@@ -186,7 +187,7 @@ func (a *Agent) intent(ctx context.Context, turn *Turn, request string, named []
 			}
 		}
 	}
-	in := intent{known: true, label: opts[i].label, topic: opts[i].topic, change: opts[i].change, list: opts[i].list, folder: folder}
+	in := intent{known: true, label: opts[i].label, topic: opts[i].topic, change: opts[i].change, list: opts[i].list, folder: folder, script: otherScript(paths)}
 	if in.topic == "" && len(named) > 0 {
 		in.topic = tools.TopicFiles
 	}
@@ -207,16 +208,17 @@ const maxOverview = 60
 
 // folderOverview is what the working directory holds, for a choice the
 // model makes about a request: its files' paths, the shallowest first,
-// at most maxOverview of them; "" when Options.Files is unset, fails or
-// finds none. Told that the folder holds projects/summer-party/plan.md,
-// the model sees that "who is handling the grill?" is about the files.
-func (a *Agent) folderOverview(ctx context.Context) string {
+// at most maxOverview of them, and those paths; "" when Options.Files is
+// unset, fails or finds none. Told that the folder holds
+// projects/summer-party/plan.md, the model sees that "who is handling
+// the grill?" is about the files.
+func (a *Agent) folderOverview(ctx context.Context) (string, []string) {
 	if a.opts.Files == nil {
-		return ""
+		return "", nil
 	}
 	paths, more, err := a.opts.Files(ctx, 1000)
 	if err != nil || len(paths) == 0 {
-		return ""
+		return "", nil
 	}
 	paths = slices.Clone(paths)
 	slices.SortStableFunc(paths, func(x, y string) int { return strings.Count(x, "/") - strings.Count(y, "/") })
@@ -230,5 +232,5 @@ func (a *Agent) folderOverview(ctx context.Context) string {
 	if rest > 0 || more {
 		s += " and more files"
 	}
-	return s
+	return s, paths
 }

@@ -29,7 +29,8 @@ func (a *Agent) Warm(ctx context.Context) error {
 	var reqs []CompletionRequest
 	if a.opts.ToolChoice != grammar.None && len(a.defs) > 0 && (a.opts.ToolsByTopic || a.opts.Rewrite || a.opts.ReadAnswer || a.opts.Locate || a.opts.SearchFirst) {
 		if opts := a.intentOptions(); len(opts) >= 2 {
-			msgs, labels := intentMessages(opts, a.folderOverview(ctx), "A")
+			folder, _ := a.folderOverview(ctx)
+			msgs, labels := intentMessages(opts, folder, "A")
 			req := CompletionRequest{Messages: msgs, Format: a.opts.Format, ToolChoice: grammar.None, Fixed: len(msgs) - 1, Stream: func(string) {}}
 			if !a.opts.NoGrammar {
 				req.Choices = labels
