@@ -48,9 +48,9 @@ type query struct {
 }
 
 // filter chooses a query's rows: all of them (col -1), those whose cell
-// of column col is value, or, for a comparison (cmp '<', '>' or '='),
-// those whose number in column col compares so with num, or with the
-// number in column other when other is not -1.
+// of column col is value, or, for a comparison (cmp '<' or '>'), those
+// whose number in column col compares so with num, or with the number
+// in column other when other is not -1.
 type filter struct {
 	text  string
 	col   int
@@ -69,19 +69,15 @@ func (f filter) keeps(r []string) bool {
 		return r[f.col] == f.value
 	}
 	v, _, ok := number(r[f.col])
-	w := f.num
+	w, okw := f.num, true
 	if f.other >= 0 {
-		w, _, ok = number(r[f.other])
+		w, _, okw = number(r[f.other])
 	}
-	switch {
-	case !ok:
-		return false
-	case f.cmp == '<':
-		return v < w
-	case f.cmp == '>':
-		return v > w
+	ok = ok && okw
+	if f.cmp == '<' {
+		return ok && v < w
 	}
-	return v == w
+	return ok && v > w
 }
 
 // queries returns the table's queries for question, "none" first
@@ -178,10 +174,11 @@ const maxCompared = 3
 
 // comparisons returns the filters that compare the numbers of a numeric
 // column but the first with a number the question holds ("only where
-// quantity < 10", "> 10"), and those that compare two such columns of
-// one range (comparable): "only where units < minimum", ">". Offered
-// "= 10" too, the 0.5B chose it for "在庫が10個未満の商品は？". "which items are under 10?", "¿qué productos están por debajo
-// de su stock mínimo?".
+// quantity < 10", "> 10": "which items are under 10?"), and those that
+// compare two such columns of one range (comparable): "only where units
+// < minimum", ">" ("¿qué productos están por debajo de su stock
+// mínimo?"). Offered "= 10" too, the 0.5B chose it for
+// "在庫が10個未満の商品は？".
 func (t *Table) comparisons(question string) []filter {
 	var cols []int
 	for c := 1; c < len(t.Head); c++ {
