@@ -209,38 +209,24 @@ func (t *Table) comparisons(question string) []filter {
 }
 
 // comparable reports whether the numeric columns c and d hold numbers
-// of one range, each greater in some row: the span their ranges share
-// is at least half the narrower one (stock and minimum stock, amount
-// and budget; not quantity and unit price, nor a unit price and the
-// total of units at that price). Offered such pairs, the 0.5B counted
-// the rows "where qty > unit_price", then "where unit_price > total",
-// for "how many orders did we get in Q3?".
+// of one kind: in at least half the rows, the two are within a factor
+// of two of each other, and each is the greater in some row (stock and
+// minimum stock, amount and budget; not quantity and price, nor a unit
+// price and the total of units at that price). Offered every pair, the
+// 0.5B counted the orders "where qty > unit_price", then "where
+// unit_price > total", for "how many orders did we get in Q3?".
 func (t *Table) comparable(c, d int) bool {
-	less, more := false, false
+	less, more, near := false, false, 0
 	for _, r := range t.Rows {
 		v, _, _ := number(r[c])
 		w, _, _ := number(r[d])
 		less, more = less || v < w, more || v > w
-	}
-	if !less || !more {
-		return false
-	}
-	span := func(c int) (lo, hi float64) {
-		for i, r := range t.Rows {
-			v, _, _ := number(r[c])
-			if i == 0 || v < lo {
-				lo = v
-			}
-			if i == 0 || v > hi {
-				hi = v
-			}
+		lo, hi := min(v, w), max(v, w)
+		if v == w || lo > 0 && hi <= 2*lo || hi < 0 && lo >= 2*hi {
+			near++
 		}
-		return lo, hi
 	}
-	clo, chi := span(c)
-	dlo, dhi := span(d)
-	shared := min(chi, dhi) - max(clo, dlo)
-	return shared >= 0 && shared >= min(chi-clo, dhi-dlo)/2
+	return less && more && 2*near >= len(t.Rows)
 }
 
 // numbersIn returns the first max numbers written in digits in s, ASCII
