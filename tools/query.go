@@ -42,42 +42,10 @@ var ErrQuery = errors.New("tools: not a query of this table")
 // that choose its rows (col -1: all rows), and what of them.
 type query struct {
 	text  string
-	where filter // the rows
-	op    string // list, count, sum, average, greatest or least
-	of    int    // the numeric column of sum, average, greatest and least
-}
-
-// filter chooses a query's rows: all of them (col -1), those whose cell
-// of column col is value, or, for a comparison (cmp '<' or '>'), those
-// whose number in column col compares so with num, or with the number
-// in column other when other is not -1.
-type filter struct {
-	text  string
 	col   int
 	value string
-	cmp   byte
-	num   float64
-	other int
-}
-
-// keeps reports whether the row r is one of the filter's rows.
-func (f filter) keeps(r []string) bool {
-	switch {
-	case f.col < 0:
-		return true
-	case f.cmp == 0:
-		return r[f.col] == f.value
-	}
-	v, _, ok := number(r[f.col])
-	w, okw := f.num, true
-	if f.other >= 0 {
-		w, _, okw = number(r[f.other])
-	}
-	ok = ok && okw
-	if f.cmp == '<' {
-		return ok && v < w
-	}
-	return ok && v > w
+	op    string // list, count, sum, average, greatest or least
+	of    int    // the numeric column of sum, average, greatest and least
 }
 
 // queries returns the table's queries for question, "none" first
@@ -94,6 +62,11 @@ func (t *Table) queries(question string) []query {
 				op{"greatest", "the row with the greatest " + h, c}, op{"least", "the row with the least " + h, c})
 		}
 	}
+	type filter struct {
+		text  string
+		col   int
+		value string
+	}
 	terms, folded := words.Terms(question), strings.ToLower(question)
 	var by [][]filter // the filters of each column that may choose rows
 	var only []filter // those of a value the question names, one of its column
@@ -109,7 +82,7 @@ func (t *Table) queries(question string) []query {
 			if strings.ContainsAny(v, "\r\n") {
 				continue
 			}
-			f := filter{text: "only where " + h + " = " + v, col: c, value: v, other: -1}
+			f := filter{"only where " + h + " = " + v, c, v}
 			switch {
 			case names(terms, folded, v):
 				named = append(named, f)
@@ -128,7 +101,7 @@ func (t *Table) queries(question string) []query {
 		}
 	}
 	slices.SortStableFunc(by, func(a, b []filter) int { return len(a) - len(b) })
-	filters := []filter{{text: "all rows", col: -1, other: -1}}
+	filters := []filter{{"all rows", -1, ""}}
 	if len(only) > 0 {
 		// "¿cuántos litros recibió la zona A en total?" is about zone
 		// A's rows: offered all rows too, the 0.5B chose them.
@@ -140,17 +113,14 @@ func (t *Table) queries(question string) []query {
 		}
 		filters = append(filters, fs...)
 	}
-	if len(only) == 0 {
-		filters = append(filters, t.comparisons(question)...)
-	}
-	out := []query{{text: "none", where: filter{col: -1, other: -1}}}
+	out := []query{{text: "none", col: -1}}
 	seen := map[string]bool{"none": true}
 	if len(only) > 0 {
 		rows = nil
 	}
 	for _, f := range filters {
 		for _, o := range ops {
-			q := query{o.text + ", " + f.text, f, o.name, o.of}
+			q := query{o.text + ", " + f.text, f.col, f.value, o.name, o.of}
 			if f.col < 0 && o.name == "list" || seen[q.text] {
 				continue // the whole table; a text that two columns' names make twice
 			}
@@ -159,121 +129,11 @@ func (t *Table) queries(question string) []query {
 		}
 	}
 	for _, f := range rows {
-		q := query{"list, " + f.text, f, "list", -1}
+		q := query{"list, " + f.text, f.col, f.value, "list", -1}
 		if !seen[q.text] && len(out) < maxQueries {
 			seen[q.text] = true
 			out = append(out, q)
 		}
-	}
-	return out
-}
-
-// maxCompared bounds the numbers of a question that a query may
-// compare a column with.
-const maxCompared = 3
-
-// comparisons returns the filters that compare the numbers of a numeric
-// column but the first with a number the question holds ("only where
-// quantity < 10", "> 10": "which items are under 10?"), and those that
-// compare two such columns of one range (comparable): "only where units
-// < minimum", ">" ("¿qué productos están por debajo de su stock
-// mínimo?"). Offered "= 10" too, the 0.5B chose it for
-// "在庫が10個未満の商品は？".
-func (t *Table) comparisons(question string) []filter {
-	var cols []int
-	for c := 1; c < len(t.Head); c++ {
-		if t.numeric(c) {
-			cols = append(cols, c)
-		}
-	}
-	var out []filter
-	for _, n := range numbersIn(question, maxCompared) {
-		v, _, _ := number(n)
-		for _, c := range cols {
-			for _, cmp := range []byte("<>") {
-				out = append(out, filter{text: fmt.Sprintf("only where %s %c %s", t.Head[c], cmp, n), col: c, cmp: cmp, num: v, other: -1})
-			}
-		}
-	}
-	for i, c := range cols {
-		for _, d := range cols[i+1:] {
-			if !t.comparable(c, d) {
-				continue
-			}
-			for _, cmp := range []byte("<>") {
-				out = append(out, filter{text: fmt.Sprintf("only where %s %c %s", t.Head[c], cmp, t.Head[d]), col: c, cmp: cmp, other: d})
-			}
-		}
-	}
-	return out
-}
-
-// comparable reports whether the numeric columns c and d hold numbers
-// of one kind: in at least half the rows, the two are within a factor
-// of two of each other, and each is the greater in some row (stock and
-// minimum stock, amount and budget; not quantity and price, nor a unit
-// price and the total of units at that price). Offered every pair, the
-// 0.5B counted the orders "where qty > unit_price", then "where
-// unit_price > total", for "how many orders did we get in Q3?".
-func (t *Table) comparable(c, d int) bool {
-	less, more, near := false, false, 0
-	for _, r := range t.Rows {
-		v, _, _ := number(r[c])
-		w, _, _ := number(r[d])
-		less, more = less || v < w, more || v > w
-		lo, hi := min(v, w), max(v, w)
-		if v == w || lo > 0 && hi <= 2*lo || hi < 0 && lo >= 2*hi {
-			near++
-		}
-	}
-	return less && more && 2*near >= len(t.Rows)
-}
-
-// numbersIn returns the first max numbers written in digits in s, ASCII
-// or full-width, that are not part of a date, a time, an id or a word
-// of Latin letters ("2026-07-02", "9:30", "P-104", "M8"), as ASCII
-// ("10", "2.5"). A comma ends a number: it may separate decimals or
-// thousands.
-func numbersIn(s string, max int) []string {
-	rs := []rune(s)
-	digit := func(i int) (byte, bool) {
-		switch r := rs[i]; {
-		case r >= '0' && r <= '9':
-			return byte(r), true
-		case r >= '０' && r <= '９':
-			return byte('0' + r - '０'), true
-		}
-		return 0, false
-	}
-	joined := func(i int) bool { // a rune that joins a number to an id, a date or a word
-		r := rs[i]
-		return r == '-' || r == '/' || r == ':' || r == '_' || r < unicode.MaxASCII && unicode.IsLetter(r)
-	}
-	var out []string
-	for i := 0; i < len(rs) && len(out) < max; {
-		if _, ok := digit(i); !ok {
-			i++
-			continue
-		}
-		var b []byte
-		j := i
-		for ; j < len(rs); j++ {
-			if d, ok := digit(j); ok {
-				b = append(b, d)
-				continue
-			}
-			if rs[j] == '.' && j+1 < len(rs) && !slices.Contains(b, '.') {
-				if _, ok := digit(j + 1); ok {
-					b = append(b, '.')
-					continue
-				}
-			}
-			break
-		}
-		if (i == 0 || !joined(i-1)) && (j == len(rs) || !joined(j)) && !slices.Contains(out, string(b)) {
-			out = append(out, string(b))
-		}
-		i = j
 	}
 	return out
 }
@@ -326,10 +186,13 @@ func (t *Table) Query(question, text string) (string, error) {
 		return "", fmt.Errorf("%w: %q", ErrQuery, text)
 	}
 	q := qs[i]
-	var rows [][]string
-	for _, r := range t.Rows {
-		if q.where.keeps(r) {
-			rows = append(rows, r)
+	rows := t.Rows
+	if q.col >= 0 {
+		rows = nil
+		for _, r := range t.Rows {
+			if r[q.col] == q.value {
+				rows = append(rows, r)
+			}
 		}
 	}
 	of := fmt.Sprintf("(%d of %s)", len(rows), plural(len(t.Rows), "row"))

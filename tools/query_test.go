@@ -3,7 +3,6 @@ package tools
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -108,61 +107,5 @@ func TestTableQuery(t *testing.T) {
 	quoted, _ := ParseTable("c.csv", "id,name,qty\n1,\"Bolt, M8\",4\n2,Nut,1\n")
 	if got, err := quoted.Query("", "the row with the greatest qty, all rows"); err != nil || got != "the row with the greatest qty, all rows: 4 (2 of 2 rows), in the row:\n1,\"Bolt, M8\",4" {
 		t.Errorf("Query = %q, %v", got, err)
-	}
-}
-
-// A question's numbers, and a second numeric column, compare rows.
-func TestTableQueryCompare(t *testing.T) {
-	stock, _ := ParseTable("stock.csv", "sku,name,units,minimum\nA-1,Bolt,120,50\nA-2,Washer,8,20\nA-3,Hinge,3,5\nA-4,Clip,5,5\n")
-	for _, tc := range []struct {
-		question, query, want string
-	}{
-		{"在庫が10個未満の商品は？", "list, only where units < 10", "list, only where units < 10 (3 of 4 rows):\nA-2,Washer,8,20\nA-3,Hinge,3,5\nA-4,Clip,5,5"},
-		{"Welche Artikel haben mehr als 7 Stück?", "count, only where units > 7", "count, only where units > 7: 2 (2 of 4 rows)"},
-		{"在庫が１０個未満？", "count, only where units < 10", "count, only where units < 10: 3 (3 of 4 rows)"},
-		{"¿Qué productos están por debajo del mínimo?", "list, only where units < minimum", "list, only where units < minimum (2 of 4 rows):\nA-2,Washer,8,20\nA-3,Hinge,3,5"},
-		{"", "sum of units, only where units > minimum", "sum of units, only where units > minimum: 120 (1 of 4 rows)"},
-		{"which items are over 4?", "count, only where units > 4", "count, only where units > 4: 3 (3 of 4 rows)"},
-	} {
-		got, err := stock.Query(tc.question, tc.query)
-		if err != nil || got != tc.want {
-			t.Errorf("Query(%q, %q) = %q, %v; want %q", tc.question, tc.query, got, err, tc.want)
-		}
-	}
-	// Only a number the question holds is compared with; the first
-	// column names the rows and is not compared.
-	// Columns of numbers of different kinds, or one never greater than
-	// the other, are not compared.
-	for _, text := range []string{
-		"id,qty,unit_price,total\nS-1,2,12.00,24.00\nS-2,1,30.00,30.00\nS-3,5,11.00,55.00\n",
-		"sku,name,quantity,price\nB-1,Bolt,120,0.35\nW-1,Washer,4,0.05\nH-1,Hinge,3,4.80\nC-1,Clip,0,0.40\n",
-	} {
-		table, _ := ParseTable("t.csv", text)
-		if qs := table.Queries(""); slices.ContainsFunc(qs, func(q string) bool { return strings.Contains(q, " < ") || strings.Contains(q, " > ") }) {
-			t.Errorf("Queries() = %q", qs)
-		}
-	}
-	for _, q := range []string{"list, only where units < 10", "list, only where sku < units", "list, only where minimum > units", "list, only where units = 5"} {
-		if _, err := stock.Query("which are low?", q); !errors.Is(err, ErrQuery) {
-			t.Errorf("Query(%q): err %v, want ErrQuery", q, err)
-		}
-	}
-}
-
-func TestNumbersIn(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		want []string
-	}{
-		{"items under 10 or over 2.5 kg", []string{"10", "2.5"}},
-		{"在庫が１０個未満", []string{"10"}},
-		{"orders of 2026-07-02 at 9:30 for P-104 and M8", nil},
-		{"1,5 kg, 7 and 7 again", []string{"1", "5", "7"}},
-		{"1 2 3 4 5", []string{"1", "2", "3"}},
-		{"version 2.", []string{"2"}},
-	} {
-		if got := numbersIn(tc.s, maxCompared); !slices.Equal(got, tc.want) {
-			t.Errorf("numbersIn(%q) = %q, want %q", tc.s, got, tc.want)
-		}
 	}
 }
