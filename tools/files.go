@@ -102,6 +102,9 @@ func (f *fileTools) checkWrite(name, rel string) (created bool, err error) {
 	if err != nil {
 		return errors.Is(err, fs.ErrNotExist), nil
 	}
+	if which := f.sb.ownName(fi); which != "" {
+		return false, ownError(name, which)
+	}
 	if fi.Mode().IsRegular() && (linkCount(fi) == 1 || f.sb.hardlinks) {
 		return false, f.checkSeen(name, rel, fi)
 	}
@@ -195,6 +198,9 @@ func (f *fileTools) ls(ctx context.Context, a lsArgs) (string, error) {
 		info, err := de.Info()
 		if err != nil {
 			continue // removed since ReadDir
+		}
+		if f.sb.ownName(info) != "" {
+			continue
 		}
 		e := lsEntry{name: de.Name(), kind: "FILE", size: info.Size(), mod: info.ModTime()}
 		switch {

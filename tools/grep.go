@@ -173,6 +173,16 @@ func (f *fileTools) writeMatches(ctx context.Context, b *strings.Builder, ms []g
 	}
 }
 
+// own reports whether the walk's entry d is the program's own output (see
+// ownOutput).
+func (f *fileTools) own(d fs.DirEntry) bool {
+	if len(f.sb.own) == 0 {
+		return false
+	}
+	info, err := d.Info()
+	return err == nil && f.sb.ownName(info) != ""
+}
+
 // grepMatch is a line grep_search found.
 type grepMatch struct {
 	file string
@@ -249,6 +259,9 @@ func (f *fileTools) walkFilesUnder(ctx context.Context, under string, hidden, al
 			return nil // links, devices, sockets; files on the way to under
 		}
 		if !hidden && strings.HasPrefix(name, ".") {
+			return nil
+		}
+		if f.own(d) {
 			return nil
 		}
 		if !all && gitignore.NewMatcher(patterns).Match(strings.Split(rel, "/"), false) {

@@ -35,7 +35,58 @@ type Sandbox struct {
 	journal *Journal // records writes for undo; nil: none
 
 	hardlinks bool // read regular files with more than one link
+
+	own []ownFile // where this process's output goes (see ownOutput)
 }
+
+// ownFile is a regular file this process's standard output or error is
+// written to, such as out.txt in "offgrid run … > out.txt".
+type ownFile struct {
+	fi   fs.FileInfo
+	name string // "standard output", "standard error"
+}
+
+// ownOutput returns the regular files this process's standard output and
+// standard error are written to. Inside the root they are the program's
+// own output, not the project's: the file tools do not list, search, read
+// or write them. Asked for a sum in a folder where "offgrid run … 2>
+// err.txt" was run, the 0.5B searched, found its own log in err.txt and
+// answered with a count from it.
+func ownOutput() []ownFile {
+	var own []ownFile
+	for _, o := range []struct {
+		f    *os.File
+		name string
+	}{{os.Stdout, "standard output"}, {os.Stderr, "standard error"}} {
+		if o.f == nil {
+			continue
+		}
+		if fi, err := o.f.Stat(); err == nil && fi.Mode().IsRegular() {
+			own = append(own, ownFile{fi, o.name})
+		}
+	}
+	return own
+}
+
+// ownName returns which of the process's outputs (see ownOutput) fi is,
+// "" when it is none.
+func (s *Sandbox) ownName(fi fs.FileInfo) string {
+	for _, o := range s.own {
+		if os.SameFile(o.fi, fi) {
+			return o.name
+		}
+	}
+	return ""
+}
+
+// ownError is the error for a path naming a file ownName names.
+func ownError(name, which string) error {
+	return &Error{Type: TypePermissionDenied, Err: fmt.Errorf("%w: %s is the file this program's %s is being written to, not one of the project's files; it is not opened", ErrOwnOutput, filepath.ToSlash(name), which)}
+}
+
+// ErrOwnOutput is wrapped by the error for a path naming the file the
+// program's own standard output or error is written to (see ownOutput).
+var ErrOwnOutput = errors.New("the program's own output")
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
 // directory. Stale temporary files of interrupted writes in the root
@@ -60,7 +111,7 @@ func NewSandbox(dir string) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox root: %w", err)
 	}
-	s := &Sandbox{root: real, given: abs, dir: r, swept: map[string]bool{}}
+	s := &Sandbox{root: real, given: abs, dir: r, swept: map[string]bool{}, own: ownOutput()}
 	s.sweep(r, ".")
 	return s, nil
 }
@@ -452,6 +503,10 @@ func (s *Sandbox) open(name string) (*os.File, fs.FileInfo, string, error) {
 	if n := linkCount(fi); fi.Mode().IsRegular() && n > 1 && !s.hardlinks {
 		f.Close()
 		return nil, nil, "", &Error{Type: TypePermissionDenied, Err: fmt.Errorf("%w: %s has %d hard links, so it may be a file from outside the working directory linked into it; it is not opened (offgrid: --allow-hardlinks)", ErrHardLinked, filepath.ToSlash(name), n)}
+	}
+	if which := s.ownName(fi); which != "" {
+		f.Close()
+		return nil, nil, "", ownError(name, which)
 	}
 	return f, fi, rel, nil
 }
