@@ -86,6 +86,10 @@ type Options struct {
 	// (tools.Files over the tools' root), at most max, and whether there
 	// are more. Locate and the intent choice use it. See LookIn.
 	Files func(ctx context.Context, max int) (paths []string, more bool, err error)
+	// Sample, if set, returns the beginnings of the working directory's
+	// files, at most max bytes (tools.Sample over the tools' root).
+	// FilesLanguage uses it. See LookIn.
+	Sample func(ctx context.Context, max int) (string, error)
 	// LookFirst: in auto mode, the first reply to a request that names a
 	// file or directory (Mentions), or that needs the files as the model
 	// chooses (see ToolsByTopic), must be a call, so that the model looks
@@ -207,11 +211,12 @@ type Options struct {
 	Trace func(Completion)
 }
 
-// LookIn sets Mentions and Files to look at the files under root, the
-// tools' working directory.
+// LookIn sets Mentions, Files and Sample to look at the files under
+// root, the tools' working directory.
 func (o *Options) LookIn(root string) {
 	o.Mentions = func(request string) []tools.Mention { return tools.Mentioned(root, request) }
 	o.Files = func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, root, max) }
+	o.Sample = func(ctx context.Context, max int) (string, error) { return tools.Sample(ctx, root, samplePerFile, max) }
 }
 
 // RepeatPolicy is what a third identical call does.

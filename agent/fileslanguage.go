@@ -23,6 +23,8 @@ import (
 // the files' language under a grammar, from their names, and only a
 // folder it names in a language other than English has the request's
 // words added: an English folder, or no choice, is searched as before.
+// A folder whose paths (otherScript) or text (accented) are plainly not
+// English needs no choice.
 
 // filesLanguages are the languages the model may name a folder's files
 // in; any but the first adds the request's words to the search.
@@ -55,7 +57,7 @@ func (a *Agent) foreignFiles(ctx context.Context, t *turnState) bool {
 	if !a.opts.FilesLanguage || a.opts.NoGrammar || t.in.folder == "" {
 		return false
 	}
-	if t.in.script {
+	if t.in.script || a.accentedFiles(ctx) {
 		return true
 	}
 	lang, err := a.choose(ctx, &t.turn, t.on, filesLanguageMessages(t.in.folder), filesLanguages)
@@ -76,6 +78,44 @@ func otherScript(paths []string) bool {
 		}
 	}
 	return 4*n >= len(paths) && n > 0
+}
+
+// Limits of the text accentedFiles samples: the first samplePerFile
+// bytes of each file, sampleBytes in all.
+const (
+	samplePerFile = 1 << 10
+	sampleBytes   = 16 << 10
+)
+
+// accentedFiles reports whether the working directory's files, as
+// Options.Sample gives their beginnings, are written with letters
+// English does not use (accented).
+func (a *Agent) accentedFiles(ctx context.Context) bool {
+	if a.opts.Sample == nil {
+		return false
+	}
+	text, err := a.opts.Sample(ctx, sampleBytes)
+	return err == nil && accented(text)
+}
+
+// accented reports whether one letter in a hundred or more of text, of
+// a hundred at least, is not an ASCII letter: text in Turkish, Polish,
+// French, Portuguese, Chinese…, not in English, where such a letter is
+// a name's ("Lindenstraße"). The 0.5B named a Turkish folder's veri/,
+// toplantilar/ and ayarlar.yaml English, and Turkish requests were
+// searched in English words only; the files' text, "çay 3 lira",
+// "Toplantı notları", tells.
+func accented(text string) bool {
+	letters, other := 0, 0
+	for _, r := range text {
+		if unicode.IsLetter(r) {
+			letters++
+			if r > unicode.MaxASCII {
+				other++
+			}
+		}
+	}
+	return letters >= 100 && 100*other >= letters
 }
 
 // requestWords returns the words of a request a search may look for as

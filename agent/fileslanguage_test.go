@@ -91,6 +91,48 @@ func TestAgentFilesLanguageScript(t *testing.T) {
 	}
 }
 
+// TestAgentFilesLanguageAccented: a folder whose names are plain ASCII
+// but whose text is Turkish is searched for the request's own words too,
+// without asking the model the files' language.
+func TestAgentFilesLanguageAccented(t *testing.T) {
+	dir, reg := toolsOver(t, map[string]string{
+		"toplantilar/2026-11-02.md": "# Toplantı notları\n\n- Kahve fiyatı 12 liradan 14 liraya çıkıyor; Ayşe tedarikçiyle görüşecek.\n- Çay ve simit fiyatları aynı kalıyor.\n",
+		"veri/fiyatlar.csv":         "ürün,fiyat\nçay,3\nkahve,12\nsimit,5\n",
+	})
+	eng := &fakeEngine{t: t, replies: []string{"read", "coffee price", "14 lira."}}
+	a := searchingAgent(t, dir, reg, eng, false)
+	a.opts.FilesLanguage = true
+	turn, err := a.Send(context.Background(), "Kahve fiyatı ne olacak?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pattern, want := ownSearch(turn), "coffee price Kahve fiyatı olacak"; pattern != want {
+		t.Errorf("searched %q, want %q", pattern, want)
+	}
+	if eng.calls != 3 {
+		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
+	}
+}
+
+func TestAccented(t *testing.T) {
+	english := strings.Repeat("Sales, stock and customer data for the shop on Lindenstraße, plus the scripts that turn them into the quarterly report. Run the export first, then check the totals against the invoices before you send anything out. ", 3)
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"English with a German street", english, false},
+		{"Turkish", strings.Repeat("Toplantı notları: kahve fiyatı çıkıyor, Ayşe görüşecek. ", 3), true},
+		{"Polish", strings.Repeat("Zamówienia od dostawcy przychodzą w środę, płatność przelewem. ", 3), true},
+		{"Chinese", strings.Repeat("会议记录：下周三之前把订单发给供应商。", 8), true},
+		{"too little text", "çay ve simit", false},
+		{"none", "", false},
+	} {
+		if got := accented(tc.text); got != tc.want {
+			t.Errorf("%s: accented = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // ownSearch returns the pattern of the turn's last grep_search of
 // offgrid's own (search-first), "" for none.
 func ownSearch(turn Turn) string {

@@ -183,9 +183,8 @@ func TestAgentSearchFirst(t *testing.T) {
 // ToolsByTopic), and PlainAnswer if plain.
 func searchingAgent(t *testing.T, dir string, reg *tools.Registry, eng *fakeEngine, plain bool) *Agent {
 	t.Helper()
-	opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true, PlainAnswer: plain,
-		Mentions: func(r string) []tools.Mention { return tools.Mentioned(dir, r) },
-		Files:    func(ctx context.Context, max int) ([]string, bool, error) { return tools.Files(ctx, dir, max) }}
+	opts := Options{ToolsByTopic: true, ReadFirst: true, ReadAnswer: true, SearchFirst: true, PlainAnswer: plain}
+	opts.LookIn(dir)
 	a, err := New(NewCompleter(eng, hermesInfo), reg, testPolicy(t, permission.Config{AllowAll: true}), nil, opts)
 	if err != nil {
 		t.Fatal(err)

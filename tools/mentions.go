@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -207,4 +209,51 @@ func Files(ctx context.Context, root string, max int) (paths []string, more bool
 		return nil, false, err
 	}
 	return paths, more, nil
+}
+
+// Sample returns the beginnings of root's files, those [Files] lists, in
+// lexical order: up to perFile bytes of each text file (binary files
+// are left out), cut at a line's end, until max bytes in all. It tells
+// what the files are written in, for a folder whose names do not.
+func Sample(ctx context.Context, root string, perFile, max int) (string, error) {
+	sb, err := NewSandbox(root)
+	if err != nil {
+		return "", err
+	}
+	defer sb.dir.Close()
+	f := &fileTools{sb: sb}
+	var b strings.Builder
+	errFull := errors.New("full")
+	buf := make([]byte, perFile)
+	_, err = f.walkFiles(ctx, false, false, func(rel string) (string, error) {
+		if b.Len() >= max {
+			return "", errFull
+		}
+		fh, fi, _, err := sb.open(rel)
+		if err != nil {
+			return "", nil // unreadable: not sampled
+		}
+		defer fh.Close()
+		if !fi.Mode().IsRegular() {
+			return "", nil
+		}
+		want := min(perFile, max-b.Len())
+		n, _ := io.ReadFull(fh, buf[:want])
+		head := buf[:n]
+		if isBinary(head[:min(n, sniffLen)]) {
+			return "", nil
+		}
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 && n == want {
+			head = head[:i+1]
+		}
+		b.Write(bytes.ToValidUTF8(head, nil))
+		if len(head) > 0 && head[len(head)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+		return "", nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return "", err
+	}
+	return b.String(), nil
 }

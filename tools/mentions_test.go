@@ -100,6 +100,39 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+func TestSample(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.md":          "# Toplantı\nçay 3 lira\nkahve 12 lira\n",
+		"b.bin":         "çay\x00\x01",
+		"c.txt":         "one line with no end",
+		"d.csv":         "ürün,fiyat\nçay,3\n",
+		".env":          "SECRET=1\n",
+		"build/x.txt":   "ignored\n",
+		".gitignore":    "build/\n",
+		"e/invalid.txt": "ok \xff\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	for _, tc := range []struct {
+		perFile, max int
+		want         string
+	}{
+		{1024, 1 << 10, "# Toplantı\nçay 3 lira\nkahve 12 lira\none line with no end\nürün,fiyat\nçay,3\nok \n"},
+		{16, 1 << 10, "# Toplantı\none line with no\nürün,fiyat\nok \n"}, // cut at a line's end, if any
+		{1024, 30, "# Toplantı\nçay 3 lira\none li\n"},                   // max in all
+	} {
+		got, err := Sample(t.Context(), dir, tc.perFile, tc.max)
+		if err != nil || got != tc.want {
+			t.Errorf("Sample(%d, %d) = %q, %v; want %q", tc.perFile, tc.max, got, err, tc.want)
+		}
+	}
+	if _, err := Sample(t.Context(), filepath.Join(dir, "nope"), 10, 10); err == nil {
+		t.Error("Sample of a missing directory: no error")
+	}
+}
+
 func TestMentionOutside(t *testing.T) {
 	for _, tc := range []struct {
 		path string
