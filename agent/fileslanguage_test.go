@@ -68,49 +68,42 @@ func TestAgentFilesLanguage(t *testing.T) {
 	}
 }
 
-// TestAgentFilesLanguageScript: a folder whose names are in Hangul is
-// searched for the Korean request's own words too, without asking the
-// model the files' language.
-func TestAgentFilesLanguageScript(t *testing.T) {
-	dir, reg := toolsOver(t, map[string]string{
-		"회의록/2024-11-18-연주회준비.md": "# 회의\n\n- 연주회는 12월 21일로 정했다.\n",
-		"수강생.csv": "이름,반\n김하늘,초등부\n",
-	})
-	eng := &fakeEngine{t: t, replies: []string{"read", "meeting decision", "연주회는 12월 21일로 정했어요."}}
-	a := searchingAgent(t, dir, reg, eng, false)
-	a.opts.FilesLanguage = true
-	turn, err := a.Send(context.Background(), "지난번 회의에서 뭐 정했는지 알려줘", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pattern, want := ownSearch(turn), "meeting decision 지난번 회의에서 정했는지 알려줘"; pattern != want {
-		t.Errorf("searched %q, want %q", pattern, want)
-	}
-	if eng.calls != 3 {
-		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
-	}
-}
-
-// TestAgentFilesLanguageAccented: a folder whose names are plain ASCII
-// but whose text is Turkish is searched for the request's own words too,
-// without asking the model the files' language.
-func TestAgentFilesLanguageAccented(t *testing.T) {
-	dir, reg := toolsOver(t, map[string]string{
-		"toplantilar/2026-11-02.md": "# Toplantı notları\n\n- Kahve fiyatı 12 liradan 14 liraya çıkıyor; Ayşe tedarikçiyle görüşecek.\n- Çay ve simit fiyatları aynı kalıyor.\n",
-		"veri/fiyatlar.csv":         "ürün,fiyat\nçay,3\nkahve,12\nsimit,5\n",
-	})
-	eng := &fakeEngine{t: t, replies: []string{"read", "coffee price", "14 lira."}}
-	a := searchingAgent(t, dir, reg, eng, false)
-	a.opts.FilesLanguage = true
-	turn, err := a.Send(context.Background(), "Kahve fiyatı ne olacak?", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pattern, want := ownSearch(turn), "coffee price Kahve fiyatı olacak"; pattern != want {
-		t.Errorf("searched %q, want %q", pattern, want)
-	}
-	if eng.calls != 3 {
-		t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
+// TestAgentFilesLanguageUnasked: a folder whose names are in Hangul, or
+// whose names are plain ASCII but whose text is Turkish, is searched for
+// the request's own words too, without asking the model the files'
+// language.
+func TestAgentFilesLanguageUnasked(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		files           map[string]string
+		request, answer string
+		words, pattern  string
+	}{
+		{"Hangul names", map[string]string{
+			"회의록/2024-11-18-연주회준비.md": "# 회의\n\n- 연주회는 12월 21일로 정했다.\n",
+			"수강생.csv": "이름,반\n김하늘,초등부\n",
+		}, "지난번 회의에서 뭐 정했는지 알려줘", "연주회는 12월 21일로 정했어요.", "meeting decision", "meeting decision 지난번 회의에서 정했는지 알려줘"},
+		{"Turkish text", map[string]string{
+			"toplantilar/2026-11-02.md": "# Toplantı notları\n\n- Kahve fiyatı 12 liradan 14 liraya çıkıyor; Ayşe tedarikçiyle görüşecek.\n- Çay ve simit fiyatları aynı kalıyor.\n",
+			"veri/fiyatlar.csv":         "ürün,fiyat\nçay,3\nkahve,12\nsimit,5\n",
+		}, "Kahve fiyatı ne olacak?", "14 lira.", "coffee price", "coffee price Kahve fiyatı olacak"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, reg := toolsOver(t, tc.files)
+			eng := &fakeEngine{t: t, replies: []string{"read", tc.words, tc.answer}}
+			a := searchingAgent(t, dir, reg, eng, false)
+			a.opts.FilesLanguage = true
+			turn, err := a.Send(context.Background(), tc.request, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pattern := ownSearch(turn); pattern != tc.pattern {
+				t.Errorf("searched %q, want %q", pattern, tc.pattern)
+			}
+			if eng.calls != 3 {
+				t.Errorf("%d completions, want 3 (no choice of the language)", eng.calls)
+			}
+		})
 	}
 }
 
