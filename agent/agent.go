@@ -204,7 +204,9 @@ type Options struct {
 	// shows the result in the request and reads the file of the best
 	// line as if the request had named it (see search.go). Small models
 	// otherwise answer where something is from what they know, or read a
-	// file they guess.
+	// file they guess. An answer written without a search or a read
+	// that gives a contact or a date nothing returned has the request
+	// searched for so too, and written again (see lookunheld.go).
 	SearchFirst bool
 	// Trace, if set, receives every completion (its rendered prompt and
 	// raw reply included), e.g. for --verbose-prompt.

@@ -29,7 +29,7 @@ func Assists() []Assist {
 	return []Assist{
 		{"tools-by-topic", "offer the file, clock, task and command tools only to requests the model chooses need them", func(o *Options) *bool { return &o.ToolsByTopic }},
 		{"locate", "for a request about the files that names none, the model chooses the file and offgrid reads it (with read-first)", func(o *Options) *bool { return &o.Locate }},
-		{"search-first", "for a request about the files that names none, offgrid searches for the words the model gives and reads the best file (with read-first)", func(o *Options) *bool { return &o.SearchFirst }},
+		{"search-first", "for a request about the files that names none, offgrid searches for the words the model gives and reads the best file (with read-first); so too for a request whose answer, written without a look, gives a contact or a date nothing returned", func(o *Options) *bool { return &o.SearchFirst }},
 		{"files-language", "a folder whose files the model names in a language other than English is searched for the request's own words too (with search-first)", func(o *Options) *bool { return &o.FilesLanguage }},
 		{"table-first", "a question the model chooses is answered from a table's rows is searched for in the folder's tables first (with search-first)", func(o *Options) *bool { return &o.TableFirst }},
 		{"read-first", "offgrid reads the files a request names before the model's first reply, and lists the folders a listing names (the working directory when it names none)", func(o *Options) *bool { return &o.ReadFirst }},

@@ -77,6 +77,12 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 			// A weekday named from nowhere: the clock is read, and the
 			// answer written from its date (clock.go).
 			again, err := a.readClock(ctx, &t.turn, comp.Content, on)
+			if err == nil && !again {
+				// A contact or a date from nowhere: the files are
+				// searched, and the answer written from them
+				// (lookunheld.go).
+				again, err = a.lookUnheld(ctx, t, comp.Content)
+			}
 			switch {
 			case err != nil:
 				return t.turn, err
