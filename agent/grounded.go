@@ -89,7 +89,8 @@ func listingNote(calls []ToolRecord, answer string) string {
 const maxNoteNames = 40
 
 // answerOf is the answer shown for the model's text, without the lines
-// that quote or name what no tool returned: grounded in the
+// that quote or name what no tool returned, or, after calls, only say
+// the request again (restates): grounded in the
 // turn's calls after note (groundedAnswer), with the names of the
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
@@ -100,6 +101,9 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 	heard := a.heard(turn)
 	if len(turn.Calls) > 0 {
 		text = withoutUnknownFiles(withoutUnfounded(text, heard), heard)
+		// What the calls returned is shown instead of a line that only
+		// says the request again (groundedAnswer).
+		text = withoutLines(text, func(l string) bool { return repeats(l, turn.request) })
 	}
 	given := text
 	text = withoutUnheld(text, heard)
@@ -414,7 +418,23 @@ func repeats(line, request string) bool {
 		}, s)
 	}
 	l, r := key(line), key(request)
-	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l))
+	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l)) || restates(line, request)
+}
+
+// restates reports whether line is four words or more, every one a word
+// of the request (words.Keys), in any order: it says nothing the request
+// did not. Asked in French at what temperature the oven bakes
+// baguettes, the 0.5B read the settings and answered "Dans les reglages,
+// le four a combien pour la baguette ? Il est a combien pour la
+// baguette ?"; asked in Czech what the last meeting decided, "Na
+// poslední poradě rozhodlo poslední poradě."
+func restates(line, request string) bool {
+	ks := words.Keys(line)
+	if len(ks) < 4 {
+		return false
+	}
+	rk := words.Keys(request)
+	return !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(rk, k) })
 }
 
 // deniedEcho reports whether sentence holds three words in a row of

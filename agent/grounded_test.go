@@ -345,6 +345,35 @@ func TestAnswerUnheldContacts(t *testing.T) {
 	}
 }
 
+// TestAnswerRestated: a line of an answer that only says the request's
+// words again, in any order, is dropped, and what the calls returned is
+// shown when nothing is left; a line that adds a word stays, and so does
+// an answer without calls.
+func TestAnswerRestated(t *testing.T) {
+	a := builtinAgent(t)
+	read := ToolRecord{Name: "read_file", Arguments: json.RawMessage(`{"path":"config/reglages.yaml"}`),
+		Result: tools.OK("15: four:\n16:   temperature_baguette: 250")}
+	const request = "dans les reglages, le four il est a combien pour la baguette ?"
+	for _, tc := range []struct {
+		name, text, want string
+		calls            []ToolRecord
+	}{
+		{"the request again, shuffled", "Dans les reglages, le four a combien pour la baguette ? Il est a combien pour la baguette ?",
+			"`read_file config/reglages.yaml` returned:\n```\n15: four:\n16:   temperature_baguette: 250\n```", []ToolRecord{read}},
+		{"one line of two", "Le four est à 250 °C pour la baguette.\nIl est a combien pour la baguette ?", "Le four est à 250 °C pour la baguette.", []ToolRecord{read}},
+		{"a word more", "Pour la baguette, le four est a 250.", "Pour la baguette, le four est a 250.", []ToolRecord{read}},
+		{"too short to tell", "Pour la baguette.", "Pour la baguette.", []ToolRecord{read}},
+		{"no call", "Le four il est a combien pour la baguette ?", "Le four il est a combien pour la baguette ?", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := Turn{request: request, Calls: tc.calls}
+			if got := a.answerOf(turn, "", tc.text); got != tc.want {
+				t.Errorf("answerOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestAgentListingNote: an answer about a folder offgrid listed ends
 // with the folder's names that it leaves out.
 func TestAgentListingNote(t *testing.T) {

@@ -90,7 +90,9 @@ var ErrOwnOutput = errors.New("the program's own output")
 
 // NewSandbox returns a sandbox rooted at dir, which must be an existing
 // directory. Stale temporary files of interrupted writes in the root
-// directory itself are removed (see atomicfile.IsStale).
+// directory itself are removed (see atomicfile.IsStale). The regular
+// files the process's standard output and error are written to, as they
+// are now, are left out and refused (see [ErrOwnOutput]).
 func NewSandbox(dir string) (*Sandbox, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
