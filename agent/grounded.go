@@ -90,7 +90,7 @@ const maxNoteNames = 40
 
 // answerOf is the answer shown for the model's text, without the lines
 // that quote or name what no tool returned, or, after calls, only say
-// the request again (restates): grounded in the
+// the request again (repeats): grounded in the
 // turn's calls after note (groundedAnswer), with the names of the
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
@@ -380,16 +380,7 @@ func withoutEchoes(text, request string, denied bool) string {
 // ended changes nobody denied with "The user denied did not run.", from
 // deniedSentence.
 func garbled(sentence string) bool {
-	ks := words.Keys(sentence)
-	if len(ks) < 4 {
-		return false
-	}
-	for _, s := range instructionSentences() {
-		if ik := words.Keys(s); !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(ik, k) }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(instructionSentences(), func(s string) bool { return madeOf(sentence, s) })
 }
 
 // instructionSentences returns the sentences of the answer prompt's
@@ -405,9 +396,9 @@ func instructionSentences() []string {
 }
 
 // repeats reports whether line only repeats the request, or a part of it
-// of 20 letters or more, spaces, punctuation and case aside: the 0.5B,
-// shown a file that did not hold the answer, answered a question with the
-// question.
+// of 20 letters or more, spaces, punctuation and case aside, or is made
+// of its words (madeOf): the 0.5B, shown a file that did not hold the
+// answer, answered a question with the question.
 func repeats(line, request string) bool {
 	key := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -418,23 +409,23 @@ func repeats(line, request string) bool {
 		}, s)
 	}
 	l, r := key(line), key(request)
-	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l)) || restates(line, request)
+	return l != "" && (l == r || utf8.RuneCountInString(l) >= 20 && strings.Contains(r, l)) || madeOf(line, request)
 }
 
-// restates reports whether line is four words or more, every one a word
-// of the request (words.Keys), in any order: it says nothing the request
-// did not. Asked in French at what temperature the oven bakes
-// baguettes, the 0.5B read the settings and answered "Dans les reglages,
-// le four a combien pour la baguette ? Il est a combien pour la
-// baguette ?"; asked in Czech what the last meeting decided, "Na
-// poslední poradě rozhodlo poslední poradě."
-func restates(line, request string) bool {
-	ks := words.Keys(line)
+// madeOf reports whether text is four words or more, every one a word of
+// from (words.Keys), in any order: it says nothing from did not. Asked
+// in French at what temperature the oven bakes baguettes, the 0.5B read
+// the settings and answered "Dans les reglages, le four a combien pour
+// la baguette ? Il est a combien pour la baguette ?"; asked in Czech
+// what the last meeting decided, "Na poslední poradě rozhodlo poslední
+// poradě."
+func madeOf(text, from string) bool {
+	ks := words.Keys(text)
 	if len(ks) < 4 {
 		return false
 	}
-	rk := words.Keys(request)
-	return !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(rk, k) })
+	fk := words.Keys(from)
+	return !slices.ContainsFunc(ks, func(k string) bool { return !slices.Contains(fk, k) })
 }
 
 // deniedEcho reports whether sentence holds three words in a row of
