@@ -190,25 +190,40 @@ func uniqueSuffix(paths []string, name string) (first string, n int) {
 // version-control folders, hidden names or files .gitignore excludes),
 // at most max of them; more reports whether there are others.
 func Files(ctx context.Context, root string, max int) (paths []string, more bool, err error) {
-	sb, err := NewSandbox(root)
+	err = eachFile(ctx, root, func(_ *Sandbox, rel string) bool {
+		if len(paths) == max {
+			more = true
+			return false
+		}
+		paths = append(paths, rel)
+		return true
+	})
 	if err != nil {
 		return nil, false, err
 	}
+	return paths, more, nil
+}
+
+// eachFile calls fn with each of root's files that [Files] lists, in
+// lexical order, and the sandbox over root, until fn returns false.
+func eachFile(ctx context.Context, root string, fn func(sb *Sandbox, rel string) bool) error {
+	sb, err := NewSandbox(root)
+	if err != nil {
+		return err
+	}
 	defer sb.dir.Close()
 	f := &fileTools{sb: sb}
-	errFull := errors.New("full")
+	errStop := errors.New("stop")
 	_, err = f.walkFiles(ctx, false, false, func(rel string) (string, error) {
-		if len(paths) == max {
-			more = true
-			return "", errFull
+		if !fn(sb, rel) {
+			return "", errStop
 		}
-		paths = append(paths, rel)
 		return "", nil
 	})
-	if err != nil && !errors.Is(err, errFull) {
-		return nil, false, err
+	if errors.Is(err, errStop) {
+		return nil
 	}
-	return paths, more, nil
+	return err
 }
 
 // Sample returns the beginnings of root's files, those [Files] lists, in
@@ -216,32 +231,25 @@ func Files(ctx context.Context, root string, max int) (paths []string, more bool
 // are left out), cut at a line's end, until max bytes in all. It tells
 // what the files are written in, for a folder whose names do not.
 func Sample(ctx context.Context, root string, perFile, max int) (string, error) {
-	sb, err := NewSandbox(root)
-	if err != nil {
-		return "", err
-	}
-	defer sb.dir.Close()
-	f := &fileTools{sb: sb}
 	var b strings.Builder
-	errFull := errors.New("full")
 	buf := make([]byte, perFile)
-	_, err = f.walkFiles(ctx, false, false, func(rel string) (string, error) {
+	err := eachFile(ctx, root, func(sb *Sandbox, rel string) bool {
 		if b.Len() >= max {
-			return "", errFull
+			return false
 		}
 		fh, fi, _, err := sb.open(rel)
 		if err != nil {
-			return "", nil // unreadable: not sampled
+			return true // unreadable: not sampled
 		}
 		defer fh.Close()
 		if !fi.Mode().IsRegular() {
-			return "", nil
+			return true
 		}
 		want := min(perFile, max-b.Len())
 		n, _ := io.ReadFull(fh, buf[:want])
 		head := buf[:n]
 		if isBinary(head[:min(n, sniffLen)]) {
-			return "", nil
+			return true
 		}
 		if i := bytes.LastIndexByte(head, '\n'); i >= 0 && n == want {
 			head = head[:i+1]
@@ -250,9 +258,9 @@ func Sample(ctx context.Context, root string, perFile, max int) (string, error) 
 		if len(head) > 0 && head[len(head)-1] != '\n' {
 			b.WriteByte('\n')
 		}
-		return "", nil
+		return true
 	})
-	if err != nil && !errors.Is(err, errFull) {
+	if err != nil {
 		return "", err
 	}
 	return b.String(), nil
