@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"slices"
-
-	"github.com/offgrid-ai/offgrid/tools"
 )
 
 // An answer written without a look at the files that gives a phone
@@ -33,12 +31,10 @@ func (a *Agent) lookUnheld(ctx context.Context, t *turnState, answer string) (bo
 	if slices.ContainsFunc(t.turn.Calls, looked) || withoutUnheld(answer, a.heard(t.turn)) == answer {
 		return false, nil
 	}
-	saved := t.in
-	defer func() { t.in = saved }()
-	t.in.known, t.in.topic = true, tools.TopicFiles
+	a.walked = walk{} // the turn may have written files since they were listed
 	own := NewExecutor(a.reg, a.policy, a.opts.Limits)
 	n := len(t.turn.Calls)
-	step, found, err := a.searchFirst(ctx, own, t)
+	step, found, err := a.searchFiles(ctx, own, t)
 	if err != nil || step.Action == ActionStop {
 		return false, err
 	}

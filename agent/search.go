@@ -63,8 +63,16 @@ func searchMessages(request string) []Message {
 // config folder?", the 0.5B was given the folder's listing and answered
 // with a port no file held.
 func (a *Agent) searchFirst(ctx context.Context, x *Executor, t *turnState) (Step, []tools.Mention, error) {
-	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || !t.in.known || t.in.topic != tools.TopicFiles || t.in.list ||
-		slices.ContainsFunc(t.named, func(m tools.Mention) bool { return !m.Dir }) {
+	if !t.in.known || t.in.topic != tools.TopicFiles || t.in.list {
+		return Step{}, nil, nil
+	}
+	return a.searchFiles(ctx, x, t)
+}
+
+// searchFiles is searchFirst for a request about the files, whatever its
+// intent: lookUnheld searches so for one the model took for another.
+func (a *Agent) searchFiles(ctx context.Context, x *Executor, t *turnState) (Step, []tools.Mention, error) {
+	if !a.opts.SearchFirst || a.opts.ToolChoice == grammar.None || slices.ContainsFunc(t.named, func(m tools.Mention) bool { return !m.Dir }) {
 		return Step{}, nil, nil
 	}
 	if _, ok := a.reg.Lookup(searchTool); !ok {
