@@ -298,6 +298,7 @@ type Agent struct {
 	warned   map[string]bool
 	nextID   int
 	budget   budgetState
+	walked   walk // the project's files, listed once a turn (projectFiles)
 }
 
 // New returns an Agent over the tools of reg. Calls the policy cannot

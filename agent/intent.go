@@ -213,10 +213,7 @@ const maxOverview = 60
 // projects/summer-party/plan.md, the model sees that "who is handling
 // the grill?" is about the files.
 func (a *Agent) folderOverview(ctx context.Context) (string, []string) {
-	if a.opts.Files == nil {
-		return "", nil
-	}
-	paths, more, err := a.opts.Files(ctx, 1000)
+	paths, more, err := a.projectFiles(ctx, maxWalk)
 	if err != nil || len(paths) == 0 {
 		return "", nil
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,7 +31,7 @@ func (a *Agent) locate(ctx context.Context, turn *Turn, request string, in inten
 	if !a.opts.Locate || !a.opts.ReadFirst || a.opts.Files == nil || !in.known || in.topic != tools.TopicFiles || in.list || len(named) > 0 {
 		return nil
 	}
-	paths, more, err := a.opts.Files(ctx, maxLocate)
+	paths, more, err := a.projectFiles(ctx, maxLocate)
 	if err != nil || more || len(paths) == 0 {
 		return nil
 	}
@@ -55,3 +56,39 @@ func locateMessages(paths []string, request string) []Message {
 	b.WriteString("\nReply with the path of the one file that most likely holds what the user's request is about, or that the request would change.")
 	return []Message{{Role: RoleSystem, Content: b.String()}, {Role: RoleUser, Content: request}}
 }
+
+// maxWalk bounds the project's files a turn lists (projectFiles).
+const maxWalk = 1000
+
+// walk is the project's files as Options.Files listed them.
+type walk struct {
+	done  bool
+	paths []string
+	more  bool
+	err   error
+}
+
+// projectFiles returns the first max (at most maxWalk) of the project's
+// files, as Options.Files lists them, and whether there are more. The
+// intent, locate and table-first each ask before the first reply, when
+// nothing has been written: the files are listed once a turn.
+func (a *Agent) projectFiles(ctx context.Context, max int) ([]string, bool, error) {
+	if a.opts.Files == nil {
+		return nil, false, errNoFiles
+	}
+	if !a.walked.done {
+		a.walked.paths, a.walked.more, a.walked.err = a.opts.Files(ctx, maxWalk)
+		a.walked.done = true
+	}
+	w := a.walked
+	switch {
+	case w.err != nil:
+		return nil, false, w.err
+	case len(w.paths) > max:
+		return w.paths[:max], true, nil
+	}
+	return w.paths, w.more, nil
+}
+
+// errNoFiles: Options.Files is unset.
+var errNoFiles = errors.New("agent: no file lister")

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,40 @@ func TestAgentLocate(t *testing.T) {
 				t.Errorf("the choice does not list the paths:\n%s", eng.prompts[1])
 			}
 		})
+	}
+}
+
+// TestProjectFiles: the project's files are listed once a turn, and the
+// first max of them are given with whether there are more.
+func TestProjectFiles(t *testing.T) {
+	var all []string
+	for i := range 250 {
+		all = append(all, fmt.Sprintf("f%03d.txt", i))
+	}
+	listed := 0
+	a, _ := dirAgent(t, t.TempDir(), []string{"Hi."}, Options{Files: func(ctx context.Context, max int) ([]string, bool, error) {
+		listed++
+		return all[:min(max, len(all))], max < len(all), nil
+	}})
+	ctx := context.Background()
+	for _, c := range []struct {
+		max  int
+		n    int
+		more bool
+	}{{maxWalk, 250, false}, {200, 200, true}, {250, 250, false}} {
+		paths, more, err := a.projectFiles(ctx, c.max)
+		if err != nil || len(paths) != c.n || more != c.more {
+			t.Errorf("projectFiles(%d) = %d paths, more %v, %v; want %d, %v", c.max, len(paths), more, err, c.n, c.more)
+		}
+	}
+	if listed != 1 {
+		t.Errorf("listed %d times in a turn, want 1", listed)
+	}
+	if _, err := a.Send(ctx, "Hello", nil); err != nil {
+		t.Fatal(err)
+	}
+	a.projectFiles(ctx, 10)
+	if listed != 2 {
+		t.Errorf("listed %d times after a new turn, want 2", listed)
 	}
 }

@@ -55,7 +55,7 @@ func (a *Agent) tableFilter(ctx context.Context, t *turnState) string {
 	if !a.opts.TableFirst || a.opts.Files == nil || a.opts.NoGrammar || t.in.change {
 		return ""
 	}
-	paths, _, err := a.opts.Files(ctx, 1000)
+	paths, _, err := a.projectFiles(ctx, maxWalk)
 	if err != nil {
 		return ""
 	}

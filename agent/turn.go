@@ -47,6 +47,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	}
 	ctx = tools.WithRequest(ctx, text) // what read_file's curator chooses for
 	a.refreshTools(on)
+	a.walked = walk{}
 	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
 	t := &turnState{text: text, on: on, x: NewExecutor(a.reg, a.policy, a.opts.Limits), repeats: repeatGuard{}}

@@ -23,6 +23,7 @@ func (a *Agent) Warm(ctx context.Context) error {
 	}
 	on := func(Event) {}
 	a.refreshTools(on)
+	a.walked = walk{}
 	saved := a.topics
 	defer func() { a.topics = saved; a.offer() }()
 
