@@ -319,6 +319,9 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 				res.FirstProb = p
 			}
 		}
+		if req.Alternatives > 0 {
+			res.Steps = append(res.Steps, x.step(Token(tok), req.Alternatives))
+		}
 		if !C.og_accept(chain, grammar, tok) {
 			return res, engineError(ErrInvalidGrammar, "inference: grammar rejected token %d", tok)
 		}
@@ -352,6 +355,26 @@ func (x *Context) Generate(ctx context.Context, req Request, fn func(Piece) erro
 	}
 	res.Text, res.Tokens = out.text(), out.tokens
 	return res, nil
+}
+
+// step returns tok's probability and the k most probable other tokens
+// after the last decoded token (Request.Alternatives).
+func (x *Context) step(tok Token, k int) Step {
+	s := Step{Token: tok, Text: x.m.piece(tok, true)}
+	ids := make([]C.llama_token, k)
+	probs := make([]C.float, k)
+	p := C.og_top(x.c, C.int32_t(x.nVocab), C.llama_token(tok), C.int32_t(k), &ids[0], &probs[0])
+	if p < 0 {
+		return s
+	}
+	s.Prob = float64(p)
+	for i := range ids {
+		if ids[i] < 0 {
+			break
+		}
+		s.Alts = append(s.Alts, Alt{Token: Token(ids[i]), Text: x.m.piece(Token(ids[i]), true), Prob: float64(probs[i])})
+	}
+	return s
 }
 
 // prefix brings the cache to hold exactly prefix, of which it holds a

@@ -133,6 +133,30 @@ type Request struct {
 	// FirstProb asks for Result.FirstProb: how sure the model was of its
 	// first token (a choice among a grammar's options).
 	FirstProb bool
+	// Alternatives, when positive, asks for Result.Steps: at each
+	// generated token, its probability and the Alternatives most probable
+	// other tokens.
+	Alternatives int
+}
+
+// Step is one generated token as the model saw it (Request.Alternatives):
+// its probability and the most probable other tokens, at temperature 1
+// and without the grammar.
+type Step struct {
+	Token Token
+	// Text is the token's piece (a multi-byte character may be split
+	// between tokens).
+	Text string
+	Prob float64
+	Alts []Alt
+}
+
+// Alt is a token the model could have generated instead, with its
+// probability.
+type Alt struct {
+	Token Token
+	Text  string
+	Prob  float64
 }
 
 // PrefixCache keeps the KV states of prompt prefixes (Request.Prefix)
@@ -183,6 +207,9 @@ type Result struct {
 	// grammar allowed (all, without one), at temperature 1; otherwise, or
 	// when it could not be computed, 0.
 	FirstProb float64
+	// Steps, when Request.Alternatives asked for them, are the generated
+	// tokens (with a final end token) and their alternatives.
+	Steps []Step
 	// Stats holds the counters of this request.
 	Stats Stats
 }

@@ -164,6 +164,45 @@ func TestStrictGrammar(t *testing.T) {
 	t.Logf("50 seeds: %v", counts)
 }
 
+// TestAlternatives: each greedy step's token is the most probable, its
+// alternatives follow in order and differ from it, and a step's
+// probabilities are those a request that ends where it began sees.
+func TestAlternatives(t *testing.T) {
+	m := loadTiny(t)
+	c := newContext(t, m, 512)
+	p := prompt(t, m, "<|im_start|>user\nTell me a story.<|im_end|>\n<|im_start|>assistant\n")
+	if res := generate(t, c, inference.Request{Prompt: p, MaxTokens: 4}); res.Steps != nil {
+		t.Errorf("Steps %v unasked, want none", res.Steps)
+	}
+	res := generate(t, c, inference.Request{Prompt: p, MaxTokens: 6, Alternatives: 3})
+	if len(res.Steps) != res.Stats.Generated || len(res.Steps) < len(res.Tokens) {
+		t.Fatalf("%d steps for %d generated tokens (%d kept)", len(res.Steps), res.Stats.Generated, len(res.Tokens))
+	}
+	for i, s := range res.Steps {
+		if i < len(res.Tokens) && s.Token != res.Tokens[i] {
+			t.Errorf("step %d: token %d, generated %d", i, s.Token, res.Tokens[i])
+		}
+		if len(s.Alts) != 3 {
+			t.Fatalf("step %d: %d alternatives, want 3", i, len(s.Alts))
+		}
+		sum, prev := s.Prob, s.Prob
+		for _, a := range s.Alts {
+			if a.Token == s.Token || a.Prob > prev+1e-6 {
+				t.Errorf("step %d: alternative %+v after %v (token %d, p %v)", i, a, prev, s.Token, s.Prob)
+			}
+			sum, prev = sum+a.Prob, a.Prob
+		}
+		if s.Prob <= 0 || sum > 1+1e-4 {
+			t.Errorf("step %d: p %v, with the alternatives %v", i, s.Prob, sum)
+		}
+	}
+	// The second step, seen from a request whose prompt holds the first.
+	again := generate(t, c, inference.Request{Prompt: append(append([]inference.Token(nil), p...), res.Tokens[0]), MaxTokens: 1, Alternatives: 3})
+	if a, b := again.Steps[0], res.Steps[1]; a.Token != b.Token || math.Abs(a.Prob-b.Prob) > 1e-4 || a.Alts[0].Token != b.Alts[0].Token {
+		t.Errorf("second step %+v, from its own request %+v", b, a)
+	}
+}
+
 // TestFirstProb: the probability of the first token is the model's own,
 // among the tokens the grammar allows: one value per token, the greedy
 // token's the largest, and those of the three allowed tokens sum to one.

@@ -425,6 +425,46 @@ float og_prob(struct llama_context *ctx, struct llama_sampler *grammar, llama_to
     }
 }
 
+float og_top(struct llama_context *ctx, int32_t n_vocab, llama_token tok, int32_t k, llama_token *ids, float *probs) {
+    try {
+        const float *logits = llama_get_logits_ith(ctx, -1);
+        if (logits == nullptr || tok < 0 || tok >= n_vocab || k < 0) {
+            return -1.0f;
+        }
+        float top = -INFINITY;
+        for (int32_t i = 0; i < n_vocab; i++) {
+            top = std::max(top, logits[i]);
+        }
+        if (!std::isfinite(top)) {
+            return -1.0f;
+        }
+        for (int32_t j = 0; j < k; j++) {
+            ids[j] = -1;
+            probs[j] = 0.0f;
+        }
+        double sum = 0.0;
+        for (int32_t i = 0; i < n_vocab; i++) {
+            sum += std::exp((double)(logits[i] - top));
+            if (i == tok || k == 0 || (ids[k - 1] >= 0 && logits[i] <= logits[ids[k - 1]])) {
+                continue;
+            }
+            int32_t j = k - 1; // insert i, keeping ids sorted by logit
+            while (j > 0 && (ids[j - 1] < 0 || logits[i] > logits[ids[j - 1]])) {
+                ids[j] = ids[j - 1];
+                j--;
+            }
+            ids[j] = i;
+        }
+        for (int32_t j = 0; j < k && ids[j] >= 0; j++) {
+            probs[j] = (float)(std::exp((double)(logits[ids[j]] - top)) / sum);
+        }
+        return (float)(std::exp((double)(logits[tok] - top)) / sum);
+    } catch (const std::exception &e) {
+        log_exception("top", e);
+        return -1.0f;
+    }
+}
+
 bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama_token tok) {
     try {
         if (grammar != nullptr) {

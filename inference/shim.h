@@ -79,6 +79,11 @@ llama_token og_sample(struct llama_context *ctx, struct llama_sampler *chain, st
 float og_prob(struct llama_context *ctx, struct llama_sampler *grammar, llama_token_data *cands, int32_t n_vocab,
               llama_token tok);
 
+// og_top returns the probability of tok after the last decoded token, the
+// logits at temperature 1 without a grammar, and fills ids and probs with
+// the k most probable other tokens, most probable first; -1 on failure.
+float og_top(struct llama_context *ctx, int32_t n_vocab, llama_token tok, int32_t k, llama_token *ids, float *probs);
+
 // og_accept feeds the chosen token to the chain and the grammar. It returns
 // false when the grammar cannot accept it.
 bool og_accept(struct llama_sampler *chain, struct llama_sampler *grammar, llama_token tok);
