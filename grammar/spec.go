@@ -313,6 +313,20 @@ text ::= [^` + "`" + `\n\x00] [^\n\x00]*
 `}
 }
 
+// FencedBlockRest returns a grammar for the rest of a FencedBlock whose
+// opening and first lines were written already: from the start of a line
+// when atLineStart, else from within one.
+func FencedBlockRest(atLineStart bool) *ToolGrammar {
+	head := `[^\n\x00]* "\n" `
+	if atLineStart {
+		head = ""
+	}
+	return &ToolGrammar{Root: "root", GBNF: `root ::= ` + head + `line* "` + "```" + `"
+line ::= (text | "` + "`" + `" text | "` + "``" + `" text)? "\n"
+text ::= [^` + "`" + `\n\x00] [^\n\x00]*
+`}
+}
+
 // blockLanguages are the languages a FencedBlock may name after its
 // opening backticks.
 var blockLanguages = []string{

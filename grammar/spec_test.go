@@ -243,3 +243,31 @@ func TestFencedBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestFencedBlockRest: the rest of a block, from within a line or from a
+// line's start, ends at the closing fence and nowhere else.
+func TestFencedBlockRest(t *testing.T) {
+	for _, c := range []struct {
+		atLineStart bool
+		ok, bad     []string
+	}{
+		{false, []string{"\n```", " milk\n2: eggs\n```", "x `y`\n\n```"}, []string{"", "```", " milk\n```\nmore", " milk"}},
+		{true, []string{"```", "2: eggs\n```", "\n\n```"}, []string{"", "2: eggs", "2: eggs```", "```\n```"}},
+	} {
+		tg := FencedBlockRest(c.atLineStart)
+		g, err := gbnf.Parse(tg.GBNF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.ok {
+			if !g.Accepts(tg.Root, s) {
+				t.Errorf("atLineStart %v: rejects %q", c.atLineStart, s)
+			}
+		}
+		for _, s := range c.bad {
+			if g.Accepts(tg.Root, s) {
+				t.Errorf("atLineStart %v: accepts %q", c.atLineStart, s)
+			}
+		}
+	}
+}
