@@ -55,6 +55,10 @@ func BenchmarkPrefill(b *testing.B) {
 }
 
 func benchDecode(b *testing.B, g *inference.Grammar, mode inference.GrammarMode) {
+	benchDecodeAlts(b, g, mode, 0)
+}
+
+func benchDecodeAlts(b *testing.B, g *inference.Grammar, mode inference.GrammarMode, alts int) {
 	m := benchModel(b)
 	c := newContext(b, m, 1024)
 	p := prompt(b, m, "Write a JSON object describing a person:")
@@ -62,7 +66,7 @@ func benchDecode(b *testing.B, g *inference.Grammar, mode inference.GrammarMode)
 	var resamples int
 	for b.Loop() {
 		res, err := c.Generate(context.Background(), inference.Request{
-			Prompt: p, MaxTokens: 64, Grammar: g, GrammarMode: mode,
+			Prompt: p, MaxTokens: 64, Grammar: g, GrammarMode: mode, Alternatives: alts,
 			Sampling: inference.Sampling{Temperature: 0.8, TopK: 40, TopP: 0.95, Seed: 1},
 		}, nil)
 		if err != nil {
@@ -78,6 +82,13 @@ func benchDecode(b *testing.B, g *inference.Grammar, mode inference.GrammarMode)
 
 // BenchmarkDecode measures free generation.
 func BenchmarkDecode(b *testing.B) { benchDecode(b, nil, inference.GrammarSampleFirst) }
+
+// BenchmarkDecodeAlternatives measures free generation that gives each
+// token's three most probable others (Request.Alternatives), against
+// BenchmarkDecode.
+func BenchmarkDecodeAlternatives(b *testing.B) {
+	benchDecodeAlts(b, nil, inference.GrammarSampleFirst, 3)
+}
 
 // BenchmarkDecodeGrammar measures grammar-constrained generation on the
 // sample-first path (the default).
