@@ -146,6 +146,10 @@ type Options struct {
 	// chooses, under a grammar, the line, then to delete it, change it or
 	// add lines after it (see editline.go).
 	EditLine bool
+	// Diverge: with Rewrite, lines of a file to change that the model
+	// wrote back as they were are written again from the token where it
+	// most nearly wrote another (see diverge.go).
+	Diverge bool
 	// TableQuery: with ReadAnswer, a question answered from a table
 	// offgrid read has the model write a query of the table under a
 	// grammar, and offgrid computes it (see tablequery.go).

@@ -69,6 +69,9 @@ type CompletionRequest struct {
 	// are), so that their KV state is cached as the system messages'
 	// is; by default the system messages alone are.
 	Fixed int
+	// Alternatives asks for Completion.Steps: at each generated token,
+	// this many of the model's most probable other tokens.
+	Alternatives int
 	// Repeats lets a reply in text repeat itself, as a file written back
 	// may. Without it, a reply with no tools offered that falls into a
 	// loop (see repetition) stops there and keeps one copy; its
@@ -104,6 +107,10 @@ type Completion struct {
 	// first token (of a choice among Choices, the choice): its probability
 	// among the tokens the grammar allowed; 0 when not known.
 	FirstProb float64
+	// Steps, when CompletionRequest.Alternatives asked for them, are the
+	// generated tokens (after Prefix) and what the model could have
+	// written instead (see inference.Step).
+	Steps []inference.Step
 	// Warnings lists template problems worked around (e.g. a fallback to
 	// the family layout).
 	Warnings []string
@@ -182,6 +189,9 @@ func (c *Completer) prompt(req CompletionRequest) (prompt, error) {
 			return p, fmt.Errorf("agent: choices with tools offered")
 		}
 		p.grammar = grammar.OneOf(req.Choices)
+	} else if req.Block && req.Prefix != "" {
+		// The prefix opened the block: the grammar takes it from there.
+		p.grammar = grammar.FencedBlockRest(strings.HasSuffix(req.Prefix, "\n"))
 	} else if req.Block {
 		p.grammar = grammar.FencedBlock()
 	} else if req.TextOnly {
@@ -258,7 +268,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 		return out, fmt.Errorf("agent: tokenize prompt: %w", err)
 	}
 	ir := inference.Request{Prompt: tokens, MaxTokens: req.MaxTokens, Sampling: req.Sampling, Stop: c.tmpl.stops(),
-		Prefix: c.sharedPrefix(req, tokens), FirstProb: req.FirstProb}
+		Prefix: c.sharedPrefix(req, tokens), FirstProb: req.FirstProb, Alternatives: req.Alternatives}
 	if p.grammar != nil && p.grammar.GBNF != "" {
 		ir.Grammar = c.engineGrammar(p.grammar)
 	}
@@ -313,7 +323,7 @@ func (c *Completer) Complete(ctx context.Context, req CompletionRequest) (Comple
 	if loop >= 0 && loop <= len(res.Text) {
 		res.Text, res.StopReason = strings.TrimRight(res.Text[:loop], " \t\r\n"), StopRepetition
 	}
-	out.Raw, out.Stats, out.StopReason, out.FirstProb = res.Text, res.Stats, res.StopReason, res.FirstProb
+	out.Raw, out.Stats, out.StopReason, out.FirstProb, out.Steps = res.Text, res.Stats, res.StopReason, res.FirstProb, res.Steps
 	if vis.plain {
 		out.Content = strings.TrimSpace(res.Text)
 	} else {

@@ -27,6 +27,34 @@ type fakeEngine struct {
 	block func(ctx context.Context, i int) error
 	// probs, if set, are the Result.FirstProb of the replies, when asked.
 	probs []float64
+	// forks, when Request.Alternatives asks for steps, are the other
+	// tokens the model gave some probability, by reply and before the
+	// reply's first occurrence of a text; every other byte is certain.
+	forks map[int][]fakeFork
+}
+
+// fakeFork is an other token, text, with probability prob, where a
+// reply first holds at.
+type fakeFork struct {
+	at, text string
+	prob     float64
+}
+
+// steps returns the Result.Steps of reply #i: one per byte.
+func (f *fakeEngine) steps(i int, reply string) []inference.Step {
+	steps := make([]inference.Step, len(reply))
+	for j := range len(reply) {
+		steps[j] = inference.Step{Token: inference.Token(reply[j]), Text: reply[j : j+1], Prob: 1}
+	}
+	for _, k := range f.forks[i] {
+		j := strings.Index(reply, k.at)
+		if j < 0 {
+			f.t.Fatalf("fake engine: reply #%d has no %q", i+1, k.at)
+		}
+		steps[j].Prob -= k.prob
+		steps[j].Alts = append(steps[j].Alts, inference.Alt{Token: inference.Token(k.text[0]), Text: k.text, Prob: k.prob})
+	}
+	return steps
 }
 
 func (f *fakeEngine) Tokenize(text string, addSpecial, parseSpecial bool) ([]inference.Token, error) {
@@ -105,6 +133,9 @@ func (f *fakeEngine) Generate(ctx context.Context, req inference.Request, fn fun
 	res.Text = sb.String()
 	f.cached = append(f.cached, mustTok(res.Text)...)
 	res.StopReason = inference.StopEOG
+	if req.Alternatives > 0 {
+		res.Steps = f.steps(i, reply)
+	}
 	return res, nil
 }
 

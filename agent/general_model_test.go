@@ -627,3 +627,27 @@ func writeFixture(t *testing.T, dir, name string) {
 	}
 	writeFiles(t, dir, suite.Fixtures[name])
 }
+
+// TestDefaultModelDiverge: the real 0.5B, asked in Spanish to bump the
+// patch version, writes app/__init__.py back unchanged; with Diverge it
+// is written again from the version's last figure, where the model most
+// nearly wrote another, and only that line changes.
+func TestDefaultModelDiverge(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	a.opts.Diverge = true
+	writeFixture(t, dir, "pyservice")
+	path := filepath.Join(dir, "app", "__init__.py")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "Sube la versión de parche en app/__init__.py (la variable __version__), que toca sacar un release.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if want := strings.Replace(string(before), `__version__ = "2.3.1"`, `__version__ = "2.3.2"`, 1); string(after) != want {
+		t.Fatalf("app/__init__.py is now:\n%s\nwant the version 2.3.2, and nothing else changed; calls:\n%s", after, callsOf(turn))
+	}
+}

@@ -180,31 +180,53 @@ func windowOf(all []string, first int) []string {
 // It reports false when the reply has no block, or numbers some lines
 // and not others.
 func (a *Agent) writeLines(ctx context.Context, turn *Turn, prompt, source string, first int, old []string, on func(Event)) ([]string, bool, error) {
-	comp, err := a.complete(ctx, turn, on, CompletionRequest{
+	req := CompletionRequest{
 		Messages:   []Message{{Role: RoleUser, Content: prompt}},
 		Format:     a.opts.Format,
 		MaxTokens:  len(prompt)/2 + 256,
 		ToolChoice: grammar.None,
 		Block:      !a.opts.NoGrammar,
 		Repeats:    source != "", // a file's lines may repeat
-	})
+	}
+	diverge := a.opts.Diverge && source != "" && req.Block
+	if diverge {
+		req.Alternatives = divergeAlternatives
+	}
+	comp, err := a.complete(ctx, turn, on, req)
 	if err != nil {
 		return nil, false, err
 	}
+	updated, ok := blockLines(comp, source != "", first, old)
+	if !ok {
+		return nil, false, nil
+	}
+	if diverge && slices.Equal(keepLayout(old, updated), old) {
+		if lines, ok, err := a.diverge(ctx, turn, req, comp, first, old, on); err != nil || ok {
+			return lines, ok, err
+		}
+	}
+	return updated, true, nil
+}
+
+// blockLines returns the lines of the fenced block of comp, a reply that
+// writes lines old of a file shown numbered, the first numbered first,
+// or, not numbered, a new file. It reports false when the reply has no
+// block, or numbers some lines and not others.
+func blockLines(comp Completion, numbered bool, first int, old []string) ([]string, bool) {
 	// A new file the model began to write again and again ends with its
 	// first copy, where the loop was cut, before the closing fence.
 	block, ok := fencedLines(comp.Content, comp.StopReason == StopRepetition)
 	if !ok {
-		return nil, false, nil
+		return nil, false
 	}
 	// The lines of a file shown numbered come numbered; without numbers
 	// they are taken as they are, unless some are numbered and others
 	// not. A new file from the request alone is taken as it is.
 	updated := block
-	if source != "" {
+	if numbered {
 		if updated, ok = tools.UnnumberedFrom(strings.Join(block, "\n")+"\n", first); !ok {
 			if slices.ContainsFunc(block, isNumbered) {
-				return nil, false, nil
+				return nil, false
 			}
 			updated = block
 		}
@@ -212,7 +234,7 @@ func (a *Agent) writeLines(ctx context.Context, turn *Turn, prompt, source strin
 	for len(updated) > 0 && updated[len(updated)-1] == "" && (len(old) == 0 || old[len(old)-1] != "") {
 		updated = updated[:len(updated)-1] // a blank line before the closing fence
 	}
-	return updated, true, nil
+	return updated, true
 }
 
 // editWindow returns the first line of the part of a file of lines old
