@@ -13,7 +13,8 @@
 // Portuguese and Italian it was right for 156 and called nine Spanish.
 // With Dutch, it called "How many orders did we get in Q3?" Dutch. The
 // 0.5B, asked under a grammar, called English and Chinese requests
-// French.
+// French. A text whatlanggo, among all the languages it knows, reliably
+// finds in another (Polish, Hungarian) is not told either.
 package language
 
 import (
@@ -72,6 +73,13 @@ func Detect(text string) string {
 	}
 	if letters == 0 {
 		return ""
+	}
+	// A text that is plainly in a language not among them is not told:
+	// compared among them alone, a Polish request was Italian.
+	if info := whatlanggo.Detect(text); info.IsReliable() {
+		if _, ok := all[info.Lang]; !ok {
+			return ""
+		}
 	}
 	code, sure := among(text, all)
 	if sure {

@@ -22,8 +22,11 @@ func TestDetect(t *testing.T) {
 		{"Che giorno è oggi? Devo prenotare il treno per domani.", "it"},
 		{"quando vai ser o mutirão de revisão das crianças?", "pt"}, // not Spanish
 		{"오늘 무슨 요일이에요?", "ko"},
-		{"회의록에서 Kim 선생님 연락처 찾아줘", "ko"},           // Hangul among Latin
-		{"How many orders did we get in Q3?", ""}, // not Dutch: too short to tell
+		{"회의록에서 Kim 선생님 연락처 찾아줘", "ko"},                                      // Hangul among Latin
+		{"How many orders did we get in Q3?", ""},                            // not Dutch: too short to tell
+		{"O której otwieramy w soboty i ile kosztuje centrowanie koła?", ""}, // Polish, not Italian
+		{"Podnieś minimalne zamówienie w sklepie do 60 zł.", ""},             // Polish, not Spanish
+		{"Melyik alkatrész fogyott el a raktárból?", ""},                     // Hungarian
 	}
 	for _, tt := range tests {
 		if got := Detect(tt.text); got != tt.want {
