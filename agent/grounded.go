@@ -112,6 +112,9 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 		text = "" // what the calls returned is shown instead (groundedAnswer)
 	}
 	text = withoutMoot(text, turn.Calls, changed)
+	if changed {
+		text = withoutReplaced(text, turn.Calls)
+	}
 	s := groundedAnswer(note, text, turn.request, turn.Calls)
 	if names := listingNote(turn.Calls, s); names != "" {
 		s = strings.TrimSpace(s + "\n\n" + names)
@@ -282,6 +285,99 @@ func withoutMoot(text string, calls []ToolRecord, made bool) string {
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// withoutReplaced drops the lines of an answer, in a fenced block or not,
+// that give a line of a file as it was before a change of the turn took
+// it out (replacedLines): having raised a minimum order from 50 to 60 zł
+// in a changelog, the 0.5B answered with the file as read-first had shown
+// it, the line of 50 zł and all, under "The file CHANGELOG.md holds:".
+func withoutReplaced(text string, calls []ToolRecord) string {
+	gone := replacedLines(calls)
+	if len(gone) == 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if _, rest, ok := tools.NumberedLine(t); ok {
+			t = strings.TrimSpace(rest)
+		}
+		if !gone[t] {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// replacedLines returns the lines (trimmed, not blank) that the turn's
+// successful replace_lines and write_file calls took out of a file read
+// before them: lines the new content does not hold and no other line of
+// the file held.
+func replacedLines(calls []ToolRecord) map[string]bool {
+	read := map[string]map[int]string{} // by path: the lines as last read, by number
+	gone := map[string]bool{}
+	for _, r := range calls {
+		if !r.OK() {
+			continue
+		}
+		p := path.Clean(r.argPath())
+		var args struct {
+			LineStart  int    `json:"line_start"`
+			LineEnd    int    `json:"line_end"`
+			NewContent string `json:"new_content"`
+			Content    string `json:"content"`
+		}
+		json.Unmarshal(r.Arguments, &args)
+		var out []int // the numbers of the lines taken out
+		var put string
+		switch r.Name {
+		case readFileTool:
+			if r.Result.Data != nil {
+				lines := map[int]string{}
+				for _, l := range strings.Split(*r.Result.Data, "\n") {
+					if n, t, ok := tools.NumberedLine(l); ok {
+						lines[n] = strings.TrimSpace(t)
+					}
+				}
+				read[p] = lines
+			}
+			continue
+		case "replace_lines":
+			for n := args.LineStart; n <= args.LineEnd; n++ {
+				out = append(out, n)
+			}
+			put = args.NewContent
+		case "write_file":
+			for n := range read[p] {
+				out = append(out, n)
+			}
+			put = args.Content
+		default:
+			continue
+		}
+		lines := read[p]
+		delete(read, p) // its numbers have moved
+		if lines == nil {
+			continue
+		}
+		held := map[string]bool{}
+		for _, l := range strings.Split(put, "\n") {
+			held[strings.TrimSpace(l)] = true
+		}
+		for n, t := range lines {
+			if !slices.Contains(out, n) {
+				held[t] = true // another line holds it still
+			}
+		}
+		for _, n := range out {
+			if t := lines[n]; t != "" && !held[t] {
+				gone[t] = true
+			}
+		}
+	}
+	return gone
 }
 
 // failureLine says what one failed or denied call was and why it failed.

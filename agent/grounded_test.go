@@ -473,6 +473,52 @@ func TestWithoutMoot(t *testing.T) {
 	}
 }
 
+// TestWithoutReplaced: after a change, a line the change took out of a
+// file read before it is dropped from the answer; a line the file still
+// holds elsewhere, or the change put back, is kept.
+func TestWithoutReplaced(t *testing.T) {
+	data := "1: # Changes\n2: \n3: - Order at least 50 zl.\n4: - Fixed.\n5: - Fixed."
+	read := ToolRecord{Name: readFileTool, Arguments: json.RawMessage(`{"path":"CHANGELOG.md"}`), Result: tools.Result{Success: true, Data: &data}}
+	edit := func(name, args string) ToolRecord {
+		return ToolRecord{Name: name, Arguments: json.RawMessage(args), Result: tools.Result{Success: true}}
+	}
+	shown := "The file CHANGELOG.md holds:\n1: # Changes\n3: - Order at least 50 zl.\n```\n- Order at least 50 zl.\n- Fixed.\n```"
+	for _, tc := range []struct {
+		name  string
+		calls []ToolRecord
+		want  string
+	}{
+		{"replaced", []ToolRecord{read, edit("replace_lines", `{"path":"./CHANGELOG.md","line_start":3,"line_end":3,"new_content":"- Order at least 60 zl."}`)},
+			"The file CHANGELOG.md holds:\n1: # Changes\n```\n- Fixed.\n```"},
+		{"a line held twice", []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":4,"line_end":4,"new_content":"- Fixed it."}`)}, shown},
+		{"put back", []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":2,"line_end":3,"new_content":"- Order at least 50 zl.\n- New."}`)}, shown},
+		{"written whole", []ToolRecord{read, edit("write_file", `{"path":"CHANGELOG.md","content":"# Changes\n- Fixed.\n"}`)},
+			"The file CHANGELOG.md holds:\n1: # Changes\n```\n- Fixed.\n```"},
+		{"another file", []ToolRecord{read, edit("replace_lines", `{"path":"notes.md","line_start":3,"line_end":3,"new_content":"x"}`)}, shown},
+		{"changed before it was read", []ToolRecord{edit("replace_lines", `{"path":"CHANGELOG.md","line_start":3,"line_end":3,"new_content":"x"}`), read}, shown},
+	} {
+		if got := withoutReplaced(shown, tc.calls); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAgentAnswerAfterReplaced: the answer to a change does not show the
+// line the change took out as if the file still held it.
+func TestAgentAnswerAfterReplaced(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "CHANGELOG.md"), []byte("# Changes\n- Order at least 50 zl.\n"), 0o644)
+	replies := []string{"change", "```\n1: # Changes\n2: - Order at least 60 zl.\n```", "The file CHANGELOG.md holds:\n1: # Changes\n2: - Order at least 50 zl."}
+	a, _ := dirAgent(t, dir, replies, Options{ReadFirst: true, Rewrite: true, ReadAnswer: true, AnswerAfterChange: true, Answer: AnswerSeparate})
+	turn, err := a.Send(context.Background(), "In CHANGELOG.md, raise the minimum order to 60 zl.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(turn.Content, "50 zl") || !strings.Contains(turn.Content, "60 zl") {
+		t.Fatalf("answer %q, want the change to 60 zl and not the line of 50 zl", turn.Content)
+	}
+}
+
 // TestAgentUnchangedAnswerPrompt: when the model writes the file it was
 // asked to change back as it was, the answer's prompt says that no file
 // was changed, not that the tools did what the user asked.
