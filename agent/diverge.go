@@ -31,7 +31,8 @@ const divergeTries = 2
 // made the change asked for had 0.30 and 0.34 ("2" for "1" in a version,
 // a changelog entry's flag); those below it, up to 0.14, made a change
 // nothing asked for: a version in a CI file the user only asked about,
-// a row of a table asked about, the first line of a README.
+// a line of code another question was about, a customer row's id, a
+// README's first line.
 const divergeMin = 0.2
 
 // fork is a place where the model could have written something else:
