@@ -335,13 +335,7 @@ func replacedLines(calls []ToolRecord) map[string]bool {
 		switch r.Name {
 		case readFileTool:
 			if r.Result.Data != nil {
-				lines := map[int]string{}
-				for _, l := range strings.Split(*r.Result.Data, "\n") {
-					if n, t, ok := tools.NumberedLine(l); ok {
-						lines[n] = strings.TrimSpace(t)
-					}
-				}
-				read[p] = lines
+				read[p] = linesByNumber(*r.Result.Data)
 			}
 			continue
 		case "replace_lines":
@@ -693,12 +687,10 @@ func misquotes(text string, calls []ToolRecord) bool {
 			return false
 		}
 		path = p
-		for _, l := range strings.Split(*r.Result.Data, "\n") {
-			if n, held, ok := tools.NumberedLine(l); ok {
-				lines[n] = strings.TrimSpace(held)
-				if k, v, ok := settingOf(held); ok {
-					values[k] = append(values[k], v)
-				}
+		for n, held := range linesByNumber(*r.Result.Data) {
+			lines[n] = held
+			if k, v, ok := settingOf(held); ok {
+				values[k] = append(values[k], v)
 			}
 		}
 	}
@@ -715,6 +707,18 @@ func misquotes(text string, calls []ToolRecord) bool {
 		}
 	}
 	return false
+}
+
+// linesByNumber returns the lines of a file as read_file shows it
+// ("1: text"), trimmed, by number.
+func linesByNumber(data string) map[int]string {
+	lines := map[int]string{}
+	for _, l := range strings.Split(data, "\n") {
+		if n, t, ok := tools.NumberedLine(l); ok {
+			lines[n] = strings.TrimSpace(t)
+		}
+	}
+	return lines
 }
 
 // settingOf returns the key, in lower case, and the value of a line that
