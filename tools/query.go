@@ -4,10 +4,12 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/offgrid-ai/offgrid/internal/words"
 )
@@ -38,14 +40,13 @@ const (
 // ErrQuery is returned for a query that is not one of a table's Queries.
 var ErrQuery = errors.New("tools: not a query of this table")
 
-// query is one of a table's queries: its text, the column and value
-// that choose its rows (col -1: all rows), and what of them.
+// query is one of a table's queries: its text, the rows it is over
+// (keep nil: all rows), and what of them.
 type query struct {
-	text  string
-	col   int
-	value string
-	op    string // list, count, sum, average, greatest or least
-	of    int    // the numeric column of sum, average, greatest and least
+	text string
+	keep func(row []string) bool
+	op   string // list, count, sum, average, greatest or least
+	of   int    // the numeric column of sum, average, greatest and least
 }
 
 // queries returns the table's queries for question, "none" first
@@ -63,10 +64,10 @@ func (t *Table) queries(question string) []query {
 		}
 	}
 	type filter struct {
-		text  string
-		col   int
-		value string
+		text string
+		keep func(row []string) bool
 	}
+	equal := func(c int, v string) func([]string) bool { return func(r []string) bool { return r[c] == v } }
 	terms, folded := words.Terms(question), strings.ToLower(question)
 	var by [][]filter // the filters of each column that may choose rows
 	var only []filter // those of a value the question names, one of its column
@@ -82,7 +83,7 @@ func (t *Table) queries(question string) []query {
 			if strings.ContainsAny(v, "\r\n") {
 				continue
 			}
-			f := filter{"only where " + h + " = " + v, c, v}
+			f := filter{"only where " + h + " = " + v, equal(c, v)}
 			switch {
 			case names(terms, folded, v):
 				named = append(named, f)
@@ -100,28 +101,42 @@ func (t *Table) queries(question string) []query {
 			only = append(only, named[0])
 		}
 	}
+	// A numeric column compares with a number the question holds ("in
+	// stock under 10"); the first column names the rows.
+	var numbers []filter
+	for c, h := range t.Head {
+		if c == 0 || !t.numeric(c) {
+			continue
+		}
+		for _, n := range questionNumbers(question) {
+			for _, cmp := range comparisons {
+				numbers = append(numbers, filter{"only where " + h + " " + cmp.sign + " " + n.text, compare(c, n.value, cmp.holds)})
+			}
+		}
+	}
 	slices.SortStableFunc(by, func(a, b []filter) int { return len(a) - len(b) })
-	filters := []filter{{"all rows", -1, ""}}
+	filters := []filter{{"all rows", nil}}
 	if len(only) > 0 {
 		// "¿cuántos litros recibió la zona A en total?" is about zone
 		// A's rows: offered all rows too, the 0.5B chose them.
 		by, filters = [][]filter{only}, nil
 	}
+	filters = append(filters, numbers...)
 	for _, fs := range by {
 		if (len(filters)+len(fs))*len(ops) > maxQueries {
 			break
 		}
 		filters = append(filters, fs...)
 	}
-	out := []query{{text: "none", col: -1}}
+	out := []query{{text: "none"}}
 	seen := map[string]bool{"none": true}
 	if len(only) > 0 {
 		rows = nil
 	}
 	for _, f := range filters {
 		for _, o := range ops {
-			q := query{o.text + ", " + f.text, f.col, f.value, o.name, o.of}
-			if f.col < 0 && o.name == "list" || seen[q.text] {
+			q := query{o.text + ", " + f.text, f.keep, o.name, o.of}
+			if f.keep == nil && o.name == "list" || seen[q.text] {
 				continue // the whole table; a text that two columns' names make twice
 			}
 			seen[q.text] = true
@@ -129,7 +144,7 @@ func (t *Table) queries(question string) []query {
 		}
 	}
 	for _, f := range rows {
-		q := query{"list, " + f.text, f.col, f.value, "list", -1}
+		q := query{"list, " + f.text, f.keep, "list", -1}
 		if !seen[q.text] && len(out) < maxQueries {
 			seen[q.text] = true
 			out = append(out, q)
@@ -164,7 +179,9 @@ func names(terms []string, folded, v string) bool {
 // the 0.5B chose for "我们在汉堡有哪些客户？", a question that does not
 // spell the value as the table does. A question that names one value
 // of a column of few values is about that value's rows: its queries are
-// only those, and those of another such value it names.
+// only those, and those of another such value it names. A number the
+// question writes compares with each numeric column but the first:
+// "list, only where quantity < 10" for "在庫が10個未満の商品はどれ？".
 func (t *Table) Queries(question string) []string {
 	qs := t.queries(question)
 	out := make([]string, len(qs))
@@ -187,10 +204,10 @@ func (t *Table) Query(question, text string) (string, error) {
 	}
 	q := qs[i]
 	rows := t.Rows
-	if q.col >= 0 {
+	if q.keep != nil {
 		rows = nil
 		for _, r := range t.Rows {
-			if r[q.col] == q.value {
+			if q.keep(r) {
 				rows = append(rows, r)
 			}
 		}
@@ -205,6 +222,9 @@ func (t *Table) Query(question, text string) (string, error) {
 		w.Write(r)
 		w.Flush()
 		return strings.TrimSuffix(b.String(), "\n")
+	}
+	if len(rows) == 0 && q.op != "count" {
+		return fmt.Sprintf("%s: no row %s", text, of), nil
 	}
 	switch q.op {
 	case "list":
@@ -235,4 +255,58 @@ func (t *Table) Query(question, text string) (string, error) {
 	}
 	v, _, _ := number(rows[best][q.of])
 	return fmt.Sprintf("%s: %s %s, in the row:\n%s", text, f(v), of, line(rows[best])), nil
+}
+
+// comparisons are the ways a query compares a numeric column with a
+// number the question holds.
+var comparisons = []struct {
+	sign  string
+	holds func(a, b float64) bool
+}{
+	{"<", func(a, b float64) bool { return a < b }},
+	{">", func(a, b float64) bool { return a > b }},
+	{"=", func(a, b float64) bool { return a == b }},
+}
+
+// compare returns the filter of the rows whose column c holds against n.
+func compare(c int, n float64, holds func(a, b float64) bool) func([]string) bool {
+	return func(r []string) bool {
+		v, _, _ := number(r[c])
+		return holds(v, n)
+	}
+}
+
+// numberPattern matches a number a question writes: digits, with a
+// decimal point or comma.
+var numberPattern = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
+
+// written is a number a question writes: its text, with a decimal
+// point ("9,5" is 9.5), and its value.
+type written struct {
+	text  string
+	value float64
+}
+
+// questionNumbers returns the distinct numbers the question writes on
+// their own: not a part of a name, a code or a date ("P-104", "v2",
+// "2026-07-09", "10mm", "1.2.3"), which a Latin letter, a digit or one
+// of "-_/" touches, or a dot before it. Other scripts touch numbers as
+// they write them: "10個未満".
+func questionNumbers(question string) []written {
+	touches := func(r rune) bool { return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_/", r)) }
+	var out []written
+	for _, loc := range numberPattern.FindAllStringIndex(question, -1) {
+		before, _ := utf8.DecodeLastRuneInString(question[:loc[0]])
+		after, _ := utf8.DecodeRuneInString(question[loc[1]:])
+		if touches(before) || before == '.' || touches(after) || after == '.' && loc[1]+1 < len(question) && question[loc[1]+1] != ' ' {
+			continue
+		}
+		m := strings.Replace(question[loc[0]:loc[1]], ",", ".", 1)
+		v, err := strconv.ParseFloat(m, 64)
+		if err != nil || slices.ContainsFunc(out, func(n written) bool { return n.text == m }) {
+			continue
+		}
+		out = append(out, written{m, v})
+	}
+	return out
 }

@@ -37,6 +37,31 @@ func TestTableQuery(t *testing.T) {
 			t.Errorf("Query(%q): err %v, want ErrQuery", q, err)
 		}
 	}
+	// A number the question writes compares with each numeric column.
+	for _, tc := range []struct{ question, query, want string }{
+		{"Which days got under 6 litres?", "list, only where water_l < 6", "list, only where water_l < 6 (2 of 4 rows):\n2024-06-01,B,25.1,4.0\n2024-06-02,B,27.0,5.5"},
+		{"¿Cuántos días pasaron de 27,2 grados?", "count, only where temp_max_c > 27.2", "count, only where temp_max_c > 27.2: 2 (2 of 4 rows)"},
+		{"水が10リットルだった日は？", "list, only where water_l = 10", "list, only where water_l = 10 (1 of 4 rows):\n2024-06-02,A,29.8,10.0"},
+		{"List the days with less water than 6.", "list, only where water_l < 6", "list, only where water_l < 6 (2 of 4 rows):\n2024-06-01,B,25.1,4.0\n2024-06-02,B,27.0,5.5"},
+		{"the hottest day above 40 degrees?", "the row with the greatest temp_max_c, only where temp_max_c > 40", "the row with the greatest temp_max_c, only where temp_max_c > 40: no row (0 of 4 rows)"},
+		{"the average above 40 degrees?", "average of water_l, only where temp_max_c > 40", "average of water_l, only where temp_max_c > 40: no row (0 of 4 rows)"},
+	} {
+		got, err := table.Query(tc.question, tc.query)
+		if err != nil || got != tc.want {
+			t.Errorf("Query(%q, %q) = %q, %v; want %q", tc.question, tc.query, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ question, query string }{
+		{"Which days got under 6 litres?", "list, only where water_l < 7"}, // not written
+		{"What did order S-104 cost?", "list, only where water_l < 104"},   // a code's
+		{"water on 2024-06-02?", "list, only where water_l = 2024"},        // a date's
+		{"Which hoses are under 10mm?", "list, only where water_l < 10"},   // a size's
+		{"Rows with water under 6.?", "list, only where water_l < 6"},      // a dot touches it
+	} {
+		if _, err := table.Query(tc.question, tc.query); !errors.Is(err, ErrQuery) {
+			t.Errorf("Query(%q, %q): err %v, want ErrQuery", tc.question, tc.query, err)
+		}
+	}
 	qs := table.Queries("")
 	if qs[0] != "none" || !slices.Contains(qs, "sum of water_l, only where zone = A") || slices.Contains(qs, "sum of date, all rows") {
 		t.Errorf("Queries() = %q", qs)
