@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -287,37 +288,96 @@ func withoutMoot(text string, calls []ToolRecord, made bool) string {
 	return strings.Join(kept, "\n")
 }
 
-// withoutReplaced drops the lines of an answer, in a fenced block or not,
-// that give a line of a file as it was before a change of the turn took
-// it out (replacedLines): having raised a minimum order from 50 to 60 zł
-// in a changelog, the 0.5B answered with the file as read-first had shown
-// it, the line of 50 zł and all, under "The file CHANGELOG.md holds:".
+// withoutReplaced drops the lines of an answer to a change that show a
+// file as it was before the change: a line, in a fenced block or not,
+// that the change took out (edited.gone), and a run of numbered lines
+// ("5: - Soil sensor …") that gives any line a number it no longer has,
+// with the line that heads it. Having raised a minimum order from 50 to
+// 60 zł in a changelog, the 0.5B answered with the file as read-first
+// had shown it, the line of 50 zł and all, under "The file CHANGELOG.md
+// holds:"; having added a line to a changelog, with the old numbering
+// of every line after it.
 func withoutReplaced(text string, calls []ToolRecord) string {
-	gone := replacedLines(calls)
-	if len(gone) == 0 {
+	files := edited(calls)
+	if len(files) == 0 {
 		return text
 	}
+	stale := func(l string) bool {
+		n, t, ok := tools.NumberedLine(strings.TrimSpace(l))
+		if !ok {
+			return false
+		}
+		t = strings.TrimSpace(t)
+		for _, f := range files {
+			if t != "" && f.before[n] == t && f.after[n] != t {
+				return true
+			}
+		}
+		return false
+	}
+	numbered := func(l string) bool {
+		_, _, ok := tools.NumberedLine(strings.TrimSpace(l))
+		return ok
+	}
 	lines := strings.Split(text, "\n")
+	drop := make([]bool, len(lines))
+	for i := 0; i < len(lines); {
+		if !numbered(lines[i]) {
+			i++
+			continue
+		}
+		j, old := i, false // a run of numbered lines, blank lines within it
+		for ; j < len(lines) && (numbered(lines[j]) || strings.TrimSpace(lines[j]) == "" && j+1 < len(lines) && numbered(lines[j+1])); j++ {
+			old = old || stale(lines[j])
+		}
+		if old {
+			for k := i; k < j; k++ {
+				drop[k] = true
+			}
+			if h := i - 1; h >= 0 && strings.HasSuffix(strings.TrimSpace(lines[h]), ":") {
+				drop[h] = true // "The file CHANGELOG.md holds:"
+			}
+		}
+		i = j
+	}
 	kept := lines[:0]
-	for _, l := range lines {
+	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if _, rest, ok := tools.NumberedLine(t); ok {
 			t = strings.TrimSpace(rest)
 		}
-		if !gone[t] {
+		if !drop[i] && !gone(files, t) {
 			kept = append(kept, l)
 		}
 	}
 	return strings.Join(kept, "\n")
 }
 
-// replacedLines returns the lines (trimmed, not blank) that the turn's
-// successful replace_lines and write_file calls took out of a file read
-// before them: lines the new content does not hold and no other line of
-// the file held.
-func replacedLines(calls []ToolRecord) map[string]bool {
-	read := map[string]map[int]string{} // by path: the lines as last read, by number
-	gone := map[string]bool{}
+// editedFile is a file the turn read and then changed: its lines as read,
+// and as the changes left them, by number (trimmed; a read of part of a
+// file gives that part).
+type editedFile struct{ before, after map[int]string }
+
+// gone reports whether t, a line not blank, is one that a change took
+// out of a file: the file held it as read and holds it no longer.
+func gone(files map[string]*editedFile, t string) bool {
+	if t == "" {
+		return false
+	}
+	for _, f := range files {
+		if slices.Contains(slices.Collect(maps.Values(f.before)), t) && !slices.Contains(slices.Collect(maps.Values(f.after)), t) {
+			return true
+		}
+	}
+	return false
+}
+
+// edited replays the turn's successful replace_lines, insert_lines and
+// write_file calls on the lines of the files read before them, by path.
+// A file read again starts again from that read.
+func edited(calls []ToolRecord) map[string]*editedFile {
+	files := map[string]*editedFile{}
+	read := map[string]map[int]string{} // the lines as last read or replayed
 	for _, r := range calls {
 		if !r.OK() {
 			continue
@@ -330,48 +390,63 @@ func replacedLines(calls []ToolRecord) map[string]bool {
 			Content    string `json:"content"`
 		}
 		json.Unmarshal(r.Arguments, &args)
-		var out []int // the numbers of the lines taken out
-		var put string
+		put := func(content string) []string {
+			ls := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+			for i := range ls {
+				ls[i] = strings.TrimSpace(ls[i])
+			}
+			return ls
+		}
+		var next map[int]string
+		lines := read[p]
 		switch r.Name {
 		case readFileTool:
 			if r.Result.Data != nil {
 				read[p] = linesByNumber(*r.Result.Data)
+				delete(files, p)
 			}
 			continue
-		case "replace_lines":
-			for n := args.LineStart; n <= args.LineEnd; n++ {
-				out = append(out, n)
+		case "replace_lines", "insert_lines":
+			if lines == nil {
+				continue
 			}
-			put = args.NewContent
+			first, last := args.LineStart, args.LineEnd // the lines taken out
+			if r.Name == "insert_lines" {
+				last = first - 1
+			}
+			var in []string
+			if args.NewContent != "" {
+				in = put(args.NewContent)
+			}
+			next = map[int]string{}
+			for n, t := range lines {
+				switch {
+				case n < first:
+					next[n] = t
+				case n > last:
+					next[n+len(in)-(last-first+1)] = t
+				}
+			}
+			for i, t := range in {
+				next[first+i] = t
+			}
 		case "write_file":
-			for n := range read[p] {
-				out = append(out, n)
+			if lines == nil {
+				continue
 			}
-			put = args.Content
+			next = map[int]string{}
+			for i, t := range put(args.Content) {
+				next[i+1] = t
+			}
 		default:
 			continue
 		}
-		lines := read[p]
-		delete(read, p) // its numbers have moved
-		if lines == nil {
-			continue
+		if files[p] == nil {
+			files[p] = &editedFile{before: lines}
 		}
-		held := map[string]bool{}
-		for _, l := range strings.Split(put, "\n") {
-			held[strings.TrimSpace(l)] = true
-		}
-		for n, t := range lines {
-			if !slices.Contains(out, n) {
-				held[t] = true // another line holds it still
-			}
-		}
-		for _, n := range out {
-			if t := lines[n]; t != "" && !held[t] {
-				gone[t] = true
-			}
-		}
+		files[p].after, read[p] = next, next
 	}
-	return gone
+	return files
 }
 
 // failureLine says what one failed or denied call was and why it failed.

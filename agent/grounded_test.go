@@ -474,8 +474,10 @@ func TestWithoutMoot(t *testing.T) {
 }
 
 // TestWithoutReplaced: after a change, a line the change took out of a
-// file read before it is dropped from the answer; a line the file still
-// holds elsewhere, or the change put back, is kept.
+// file read before it is dropped from the answer, and so is a run of the
+// file's numbered lines that numbers any line as it was before, with its
+// heading; a line the file still holds elsewhere, or the change put back,
+// is kept, and so are numbered lines the change did not move.
 func TestWithoutReplaced(t *testing.T) {
 	data := "1: # Changes\n2: \n3: - Order at least 50 zl.\n4: - Fixed.\n5: - Fixed."
 	read := ToolRecord{Name: readFileTool, Arguments: json.RawMessage(`{"path":"CHANGELOG.md"}`), Result: tools.Result{Success: true, Data: &data}}
@@ -483,21 +485,28 @@ func TestWithoutReplaced(t *testing.T) {
 		return ToolRecord{Name: name, Arguments: json.RawMessage(args), Result: tools.Result{Success: true}}
 	}
 	shown := "The file CHANGELOG.md holds:\n1: # Changes\n3: - Order at least 50 zl.\n```\n- Order at least 50 zl.\n- Fixed.\n```"
+	top := "Done.\n\nThe file CHANGELOG.md holds:\n1: # Changes\n2: \n3: - Order at least 50 zl.\nThat is all."
 	for _, tc := range []struct {
 		name  string
+		text  string
 		calls []ToolRecord
 		want  string
 	}{
-		{"replaced", []ToolRecord{read, edit("replace_lines", `{"path":"./CHANGELOG.md","line_start":3,"line_end":3,"new_content":"- Order at least 60 zl."}`)},
-			"The file CHANGELOG.md holds:\n1: # Changes\n```\n- Fixed.\n```"},
-		{"a line held twice", []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":4,"line_end":4,"new_content":"- Fixed it."}`)}, shown},
-		{"put back", []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":2,"line_end":3,"new_content":"- Order at least 50 zl.\n- New."}`)}, shown},
-		{"written whole", []ToolRecord{read, edit("write_file", `{"path":"CHANGELOG.md","content":"# Changes\n- Fixed.\n"}`)},
-			"The file CHANGELOG.md holds:\n1: # Changes\n```\n- Fixed.\n```"},
-		{"another file", []ToolRecord{read, edit("replace_lines", `{"path":"notes.md","line_start":3,"line_end":3,"new_content":"x"}`)}, shown},
-		{"changed before it was read", []ToolRecord{edit("replace_lines", `{"path":"CHANGELOG.md","line_start":3,"line_end":3,"new_content":"x"}`), read}, shown},
+		{"replaced", shown, []ToolRecord{read, edit("replace_lines", `{"path":"./CHANGELOG.md","line_start":3,"line_end":3,"new_content":"- Order at least 60 zl."}`)},
+			"```\n- Fixed.\n```"},
+		{"a line held twice", shown, []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":4,"line_end":4,"new_content":"- Fixed it."}`)}, shown},
+		{"put back at another number", shown, []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":2,"line_end":3,"new_content":"- Order at least 50 zl.\n- New."}`)},
+			"```\n- Order at least 50 zl.\n- Fixed.\n```"},
+		{"put back at its number", shown, []ToolRecord{read, edit("replace_lines", `{"path":"CHANGELOG.md","line_start":2,"line_end":3,"new_content":"\n- Order at least 50 zl."}`)}, shown},
+		{"written whole", shown, []ToolRecord{read, edit("write_file", `{"path":"CHANGELOG.md","content":"# Changes\n- Fixed.\n"}`)},
+			"```\n- Fixed.\n```"},
+		{"lines inserted before", top, []ToolRecord{read, edit("insert_lines", `{"path":"CHANGELOG.md","line_start":2,"new_content":"- New."}`)},
+			"Done.\n\nThat is all."},
+		{"lines inserted after", top, []ToolRecord{read, edit("insert_lines", `{"path":"CHANGELOG.md","line_start":4,"new_content":"- New."}`)}, top},
+		{"another file", shown, []ToolRecord{read, edit("replace_lines", `{"path":"notes.md","line_start":3,"line_end":3,"new_content":"x"}`)}, shown},
+		{"changed before it was read", shown, []ToolRecord{edit("replace_lines", `{"path":"CHANGELOG.md","line_start":3,"line_end":3,"new_content":"x"}`), read}, shown},
 	} {
-		if got := withoutReplaced(shown, tc.calls); got != tc.want {
+		if got := withoutReplaced(tc.text, tc.calls); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
