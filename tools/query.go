@@ -293,7 +293,9 @@ type written struct {
 // of "-_/" touches, or a dot before it. Other scripts touch numbers as
 // they write them: "10個未満".
 func questionNumbers(question string) []written {
-	touches := func(r rune) bool { return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_/", r)) }
+	touches := func(r rune) bool {
+		return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_/", r))
+	}
 	var out []written
 	for _, loc := range numberPattern.FindAllStringIndex(question, -1) {
 		before, _ := utf8.DecodeLastRuneInString(question[:loc[0]])
