@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -131,9 +132,15 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 	// A word weighs its rarity, and a quarter more for the first word
 	// of the pattern, falling to nothing for the last: people type the
 	// word that matters first, and it breaks ties.
+	// A code, a word of letters and digits ("P-104", "C-008", "v2"),
+	// weighs twice: typed as the files write it, it is what the lines
+	// must hold; rarer, a plural noun of one comment outranked it.
 	idf := make([]float64, len(terms))
 	for i, n := range df {
 		idf[i] = math.Log(float64(files+1)/(float64(n)+0.5)) * (1 + 0.25*float64(len(terms)-1-i)/float64(len(terms)-1))
+		if isCode(terms[i]) {
+			idf[i] *= 2
+		}
 	}
 	score := func(c candidate) float64 {
 		s := 0.0
@@ -216,3 +223,8 @@ func (t *tableHeader) next(line int, text string) []words.Form {
 
 // indent is the width of a line's leading blanks, a tab or space each.
 func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
+
+// isCode reports whether a term holds both a letter and a digit.
+func isCode(term string) bool {
+	return strings.ContainsFunc(term, unicode.IsLetter) && strings.ContainsFunc(term, unicode.IsDigit)
+}

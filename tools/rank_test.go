@@ -31,6 +31,9 @@ func TestGrepRanked(t *testing.T) {
 		"contacts.md":             "# Contacts\n\n| Name | Phone number |\n|------|:-----:|\n| Anna Keller | +33 6 12 |\n",
 		"journal/2024-05-21.md":   "Anna lost her phone charger.\n",
 		"atas/reuniao-marco.md":   "Presentes: Renata, Joaquim\n- O preço da revisão passa para R$ 150.\n",
+		"reports/q3.md":           "# Quarter\n\nsome products to watch\n- P-107 sold out\n",
+		"reports/q2.md":           "- P-107 sold well\n",
+		"data/stock.csv":          "id,qty\nP-107,3\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -54,6 +57,9 @@ func TestGrepRanked(t *testing.T) {
 		// An identifier is one term: the schema's "P-" and "104" are not
 		// it. A table's row is followed by its cells named by the header.
 		{"product P-104", "data/orders.csv:2: S-1,P-104,2 (order: S-1, product: P-104, qty: 2)", nil},
+		// A code weighs twice: a line with P-107 before one with a
+		// plural that a single file holds.
+		{"P-107 products", "reports/q3.md:4: - P-107 sold out", nil},
 		// A line holds its file's path's words: the recipe named after
 		// the dish before the journal line naming it.
 		{"shakshuka typo", "recipes/shakshuka.md:1: # Eggs in tomato sauce", nil},
