@@ -432,6 +432,24 @@ func TestDefaultModelTableQuery(t *testing.T) {
 	}
 }
 
+// TestDefaultModelTableThreshold: a German question for the rows under
+// a number the question writes is answered with the rows offgrid
+// selected by the query the model chose; without a comparison among the
+// queries, the 0.5B chose none for such a question and named a row above
+// the number.
+func TestDefaultModelTableThreshold(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	os.WriteFile(filepath.Join(dir, "lager.csv"), []byte("artikel,name,stueck,preis\nA-01,Schraube M4,120,0.10\nA-02,Mutter M4,3,0.05\nA-03,Scharnier,14,2.40\nA-04,Dübel 6mm,0,0.08\nA-05,Winkel,8,1.20\nA-06,Haken,45,0.60\n"), 0o644)
+	turn, err := a.Send(t.Context(), "Welche Artikel in lager.csv haben weniger als 10 Stück?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(turn.Content, "list, only where stueck < 10 (3 of 6 rows)") {
+		t.Fatalf("answer %q; calls:\n%s\nwant the rows of A-02, A-04 and A-05", turn.Content, callsOf(turn))
+	}
+}
+
 // TestDefaultModelNamesEveryNote: asked in Japanese how many meeting
 // notes there are and for their names, the answer names every file of
 // the folder; the 0.5B gave the count alone, and offgrid now adds the
