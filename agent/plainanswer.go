@@ -45,7 +45,6 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 	}
 	var b strings.Builder
 	b.WriteString(plainIntro)
-	var found []string // the files of the lines the searches found
 	for i, c := range turn.Calls {
 		if !c.OK() || c.Denied {
 			return nil, false
@@ -56,27 +55,26 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 			continue // offgrid's search of the tables, which found nothing
 		case c.Name == searchTool:
 			b.WriteString("\n")
-			files := 0
+			var files []string
 			for _, l := range strings.Split(text, "\n") {
 				if m := grepLine.FindStringSubmatchIndex(l); m != nil {
 					fmt.Fprintf(&b, "\n%s: %s", l[m[2]:m[3]], l[m[1]:])
-					if f := l[m[2]:m[3]]; !slices.Contains(found, f) {
-						found = append(found, f)
+					if f := l[m[2]:m[3]]; !slices.Contains(files, f) {
+						files = append(files, f)
 					}
-					files++
 				}
 			}
-			if files == 0 {
+			switch {
+			case len(files) == 0:
 				return nil, false // the usual prompt says that nothing was found
+			case len(files) > 1:
+				fmt.Fprintf(&b, "\n(These lines are in %d files: %s.)", len(files), strings.Join(files, ", "))
 			}
 		case c.Name == readFileTool:
 			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", c.argPath(), strings.TrimRight(plainRead(text), "\n"))
 		default:
 			return nil, false
 		}
-	}
-	if len(found) > 1 {
-		fmt.Fprintf(&b, "\n\nThe lines found are in %d files: %s.", len(found), strings.Join(found, ", "))
 	}
 	if a.unchanged(turn) {
 		b.WriteString("\n\n" + unchangedInstruction)
