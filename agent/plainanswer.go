@@ -55,20 +55,15 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 			continue // offgrid's search of the tables, which found nothing
 		case c.Name == searchTool:
 			b.WriteString("\n")
-			var files []string
+			found := false
 			for _, l := range strings.Split(text, "\n") {
 				if m := grepLine.FindStringSubmatchIndex(l); m != nil {
 					fmt.Fprintf(&b, "\n%s: %s", l[m[2]:m[3]], l[m[1]:])
-					if f := l[m[2]:m[3]]; !slices.Contains(files, f) {
-						files = append(files, f)
-					}
+					found = true
 				}
 			}
-			switch {
-			case len(files) == 0:
+			if !found {
 				return nil, false // the usual prompt says that nothing was found
-			case len(files) > 1:
-				fmt.Fprintf(&b, "\n(These lines are in %d files: %s.)", len(files), strings.Join(files, ", "))
 			}
 		case c.Name == readFileTool:
 			fmt.Fprintf(&b, "\n\nThe file %s:\n%s", c.argPath(), strings.TrimRight(plainRead(text), "\n"))

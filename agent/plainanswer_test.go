@@ -18,8 +18,7 @@ func TestAgentPlainAnswer(t *testing.T) {
 		want, not     []string // in the answer's prompt, and not
 	}{
 		{"searched and read, plain", searched, true, []string{"read", "pump decision", "A 24V pump."},
-			[]string{plainIntro, "\nnotes/meeting.md: - Decision: a 24V pump.\n", "The file notes/meeting.md:\n## Pump\n- Decision: a 24V pump.", "A 24V pump is on order.",
-				"\n(These lines are in 2 files: notes/meeting.md, notes/order.md.)"},
+			[]string{plainIntro, "\nnotes/meeting.md: - Decision: a 24V pump.\n", "The file notes/meeting.md:\n## Pump\n- Decision: a 24V pump.", "A 24V pump is on order."},
 			[]string{"pump decision", "grep_search", "1: ", ":2: ", "Searching the files"}},
 		{"the assist off", searched, false, []string{"read", "pump decision", "A 24V pump."},
 			[]string{"pump decision", "2: - Decision: a 24V pump."}, []string{plainIntro}},

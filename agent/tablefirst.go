@@ -33,7 +33,6 @@ var tableFirstExamples = []struct{ request, answer string }{
 	{"What did we decide about the new logo?", "no"},
 	{"Quantos pedidos foram entregues com atraso?", "yes"},
 	{"这个函数在哪里定义的？", "no"},
-	{"In welchen Dateien kommt der Kunde K-12 vor?", "no"},
 }
 
 // tableMessages is the choice put to the model: the tables the folder
