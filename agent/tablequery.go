@@ -28,8 +28,6 @@ import (
 // question names chose the rows (tools.Table.Queries).
 var tableQueryExamples = []struct{ question, query string }{
 	{"Wie viel Umsatz kam aus Lyon?", "sum of amount, only where city = Lyon"},
-	{"金額が10未満の注文はどれ？", "list, only where amount < 10"},
-	{"What is the average order from Porto?", "average of amount, only where city = Porto"},
 	{"which orders came from Porto?", "list, only where city = Porto"},
 	{"¿Qué pedido fue el más grande?", "the row with the greatest amount, all rows"},
 	{"What kind of order is A-7?", "none"},
