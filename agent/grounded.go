@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -290,7 +289,7 @@ func withoutMoot(text string, calls []ToolRecord, made bool) string {
 
 // withoutReplaced drops the lines of an answer to a change that show a
 // file as it was before the change: a line, in a fenced block or not,
-// that the change took out (edited.gone), and a run of numbered lines
+// that the change took out (goneLines), and a run of numbered lines
 // ("5: - Soil sensor …") that gives any line a number it no longer has,
 // with the line that heads it. Having raised a minimum order from 50 to
 // 60 zł in a changelog, the 0.5B answered with the file as read-first
@@ -340,13 +339,14 @@ func withoutReplaced(text string, calls []ToolRecord) string {
 		}
 		i = j
 	}
+	gone := goneLines(files)
 	kept := lines[:0]
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if _, rest, ok := tools.NumberedLine(t); ok {
 			t = strings.TrimSpace(rest)
 		}
-		if !drop[i] && !gone(files, t) {
+		if !drop[i] && !gone[t] {
 			kept = append(kept, l)
 		}
 	}
@@ -358,18 +358,22 @@ func withoutReplaced(text string, calls []ToolRecord) string {
 // file gives that part).
 type editedFile struct{ before, after map[int]string }
 
-// gone reports whether t, a line not blank, is one that a change took
-// out of a file: the file held it as read and holds it no longer.
-func gone(files map[string]*editedFile, t string) bool {
-	if t == "" {
-		return false
-	}
+// goneLines returns the lines (trimmed, not blank) that a change took
+// out of a file: the file held each as read and holds it no longer.
+func goneLines(files map[string]*editedFile) map[string]bool {
+	gone := map[string]bool{}
 	for _, f := range files {
-		if slices.Contains(slices.Collect(maps.Values(f.before)), t) && !slices.Contains(slices.Collect(maps.Values(f.after)), t) {
-			return true
+		held := map[string]bool{}
+		for _, t := range f.after {
+			held[t] = true
+		}
+		for _, t := range f.before {
+			if t != "" && !held[t] {
+				gone[t] = true
+			}
 		}
 	}
-	return false
+	return gone
 }
 
 // edited replays the turn's successful replace_lines, insert_lines and
