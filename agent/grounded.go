@@ -301,33 +301,34 @@ func withoutReplaced(text string, calls []ToolRecord) string {
 	if len(files) == 0 {
 		return text
 	}
-	stale := func(l string) bool {
+	lines := strings.Split(text, "\n")
+	type numberedLine struct {
+		n    int
+		text string // trimmed
+		ok   bool   // the line is numbered, "5: text"
+	}
+	parsed := make([]numberedLine, len(lines))
+	for i, l := range lines {
 		n, t, ok := tools.NumberedLine(strings.TrimSpace(l))
-		if !ok {
-			return false
-		}
-		t = strings.TrimSpace(t)
+		parsed[i] = numberedLine{n, strings.TrimSpace(t), ok}
+	}
+	stale := func(l numberedLine) bool {
 		for _, f := range files {
-			if t != "" && f.before[n] == t && f.after[n] != t {
+			if l.ok && l.text != "" && f.before[l.n] == l.text && f.after[l.n] != l.text {
 				return true
 			}
 		}
 		return false
 	}
-	numbered := func(l string) bool {
-		_, _, ok := tools.NumberedLine(strings.TrimSpace(l))
-		return ok
-	}
-	lines := strings.Split(text, "\n")
 	drop := make([]bool, len(lines))
 	for i := 0; i < len(lines); {
-		if !numbered(lines[i]) {
+		if !parsed[i].ok {
 			i++
 			continue
 		}
 		j, old := i, false // a run of numbered lines, blank lines within it
-		for ; j < len(lines) && (numbered(lines[j]) || strings.TrimSpace(lines[j]) == "" && j+1 < len(lines) && numbered(lines[j+1])); j++ {
-			old = old || stale(lines[j])
+		for ; j < len(lines) && (parsed[j].ok || strings.TrimSpace(lines[j]) == "" && j+1 < len(lines) && parsed[j+1].ok); j++ {
+			old = old || stale(parsed[j])
 		}
 		if old {
 			for k := i; k < j; k++ {
@@ -343,8 +344,8 @@ func withoutReplaced(text string, calls []ToolRecord) string {
 	kept := lines[:0]
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if _, rest, ok := tools.NumberedLine(t); ok {
-			t = strings.TrimSpace(rest)
+		if parsed[i].ok {
+			t = parsed[i].text
 		}
 		if !drop[i] && !gone[t] {
 			kept = append(kept, l)
@@ -380,6 +381,13 @@ func goneLines(files map[string]*editedFile) map[string]bool {
 // write_file calls on the lines of the files read before them, by path.
 // A file read again starts again from that read.
 func edited(calls []ToolRecord) map[string]*editedFile {
+	put := func(content string) []string { // the lines a call writes, trimmed
+		ls := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+		for i := range ls {
+			ls[i] = strings.TrimSpace(ls[i])
+		}
+		return ls
+	}
 	files := map[string]*editedFile{}
 	read := map[string]map[int]string{} // the lines as last read or replayed
 	for _, r := range calls {
@@ -394,13 +402,6 @@ func edited(calls []ToolRecord) map[string]*editedFile {
 			Content    string `json:"content"`
 		}
 		json.Unmarshal(r.Arguments, &args)
-		put := func(content string) []string {
-			ls := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-			for i := range ls {
-				ls[i] = strings.TrimSpace(ls[i])
-			}
-			return ls
-		}
 		var next map[int]string
 		lines := read[p]
 		switch r.Name {

@@ -104,12 +104,12 @@ func (t *Table) queries(question string) []query {
 	// A numeric column compares with a number the question holds ("in
 	// stock under 10"); the first column names the rows.
 	var numbers []filter
-	written := questionNumbers(question)
+	nums := questionNumbers(question)
 	for c, h := range t.Head {
 		if c == 0 || !t.numeric(c) {
 			continue
 		}
-		for _, n := range written {
+		for _, n := range nums {
 			for _, cmp := range comparisons {
 				numbers = append(numbers, filter{"only where " + h + " " + cmp.sign + " " + n.text, compare(c, n.value, cmp.holds)})
 			}
