@@ -90,7 +90,8 @@ const maxNoteNames = 40
 
 // answerOf is the answer shown for the model's text, without the lines
 // that quote or name what no tool returned, or, after calls, only say
-// the request again (repeats): grounded in the
+// the request again (repeats) or copy a table query's answer
+// (withoutQueryCopies): grounded in the
 // turn's calls after note (groundedAnswer), with the names of the
 // folders listed that it leaves out (listingNote), and after unchangedNote when
 // the change asked for was not made. The model does not continue that
@@ -105,6 +106,7 @@ func (a *Agent) answerOf(turn Turn, note, text string) string {
 		// says the request again (groundedAnswer).
 		text = withoutLines(text, func(l string) bool { return repeats(l, turn.request) })
 	}
+	text = withoutQueryCopies(text, queryNote(turn.Calls))
 	given := text
 	text = withoutUnheld(text, heard)
 	changed := a.changeNote(turn.Calls) != ""

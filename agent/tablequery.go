@@ -101,6 +101,37 @@ func queryNote(calls []ToolRecord) string {
 	return ""
 }
 
+// Copies of a query's answer: asked where P-104 is mentioned, the 0.5B
+// continued queryNote's "From data/sales-2026-q3.csv, list, only where
+// product_id = P-104 (3 of 15 rows):" and its three rows with the same
+// query and the same rows under "From data/inventory.json, …" and "From
+// reports/summary.md, …": rows put in files that do not hold them. A
+// copy of the note says nothing the note does not, so the model's lines
+// that restate the query, for whatever file, or copy one of its rows
+// are dropped.
+
+// withoutQueryCopies returns text without its lines that restate the
+// query of note (queryNote) or copy one of the note's rows; text as it
+// is when note is "".
+func withoutQueryCopies(text, note string) string {
+	head, rows, _ := strings.Cut(strings.TrimSpace(note), "\n")
+	_, query, ok := strings.Cut(head, ", ") // "From PATH, QUERY"
+	if !ok {
+		return text
+	}
+	query = strings.TrimRight(query, ".:")
+	copied := map[string]bool{}
+	for _, r := range strings.Split(rows, "\n") {
+		if r = strings.TrimSpace(r); r != "" {
+			copied[r] = true
+		}
+	}
+	return withoutLines(text, func(l string) bool {
+		l = strings.TrimSpace(l)
+		return strings.Contains(l, query) || copied[l] || copied[strings.TrimSuffix(l, "]")]
+	})
+}
+
 // tableQueryMessages is the choice put to the model: what a table is
 // and examples of queries over a table of orders, then the table's size
 // and columns, and the question. The examples' table is the same for
