@@ -30,9 +30,11 @@ import (
 // dish, and "README Windows" about the README's line on Windows more
 // than about a release guide that names both. A table's row (CSV, TSV,
 // Markdown) holds its header's words: "zone A water" is about the row
-// "2024-06-01,A,8.5" under "date,zone,water_l". On the general suite's
-// dev split, the file of the best line was the one the task needed for
-// 11 of 35 of the model's searches without the path, 18 with it.
+// "2024-06-01,A,8.5" under "date,zone,water_l"; a configuration line,
+// the keys it is under ("fan pin" is about "pin: 24" under "fan:"). On
+// the general suite's dev split, the file of the best line was the one
+// the task needed for 11 of 35 of the model's searches without the
+// path, 18 with it.
 // Common words weigh next to nothing in any language, with no list of
 // them; words no file holds weigh nothing.
 
@@ -98,13 +100,15 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		inFile := make([]bool, len(terms))
 		pathKeys := words.Forms(words.Fold(rel))
 		header := tableHeader{csv: tableComma(rel) != 0}
+		keys := newKeyPath(rel)
 		stop, _ := f.grepFile(ctx, rel, matchAll, func(line int, text string) bool {
 			read += int64(len(text)) + 1
 			folded := words.Fold(text) // "dias" finds "días"
-			keys := append(append(words.Forms(folded), pathKeys...), header.next(line, folded)...)
+			forms := append(append(words.Forms(folded), pathKeys...), header.next(line, folded)...)
+			forms = append(forms, keys.next(folded)...)
 			var has []bool
 			for i, t := range terms {
-				if slices.ContainsFunc(keys, func(k words.Form) bool { return k.Matches(t) }) {
+				if slices.ContainsFunc(forms, func(k words.Form) bool { return k.Matches(t) }) {
 					if has == nil {
 						has = make([]bool, len(terms))
 					}
@@ -219,6 +223,67 @@ func (t *tableHeader) next(line int, text string) []words.Form {
 	}
 	t.header = nil
 	return nil
+}
+
+// keyPath follows the keys of a configuration file, line by line: a
+// line holds the words of the keys it is under. In YAML, those are the
+// keys of the lines above it indented less ("open_above_c: 28" under
+// "vents:" is about vents); in TOML and INI files, the section's name
+// ("[vents]"). Asked to raise "the vent opening temperature", the best
+// line was a Python comment on vents, not the setting under "vents:".
+type keyPath struct {
+	kind  byte // 'y' YAML, 's' sections (TOML, INI), 0 none
+	stack []keyAt
+}
+
+type keyAt struct {
+	indent int
+	forms  []words.Form
+}
+
+// newKeyPath returns the key follower for the file rel, by its name.
+func newKeyPath(rel string) keyPath {
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".yaml", ".yml":
+		return keyPath{kind: 'y'}
+	case ".toml", ".ini", ".cfg", ".conf":
+		return keyPath{kind: 's'}
+	}
+	return keyPath{}
+}
+
+// next returns the keys' words that text, the file's next line, is
+// under.
+func (k *keyPath) next(text string) []words.Form {
+	trim := strings.TrimSpace(text)
+	if k.kind == 0 || trim == "" || trim[0] == '#' || trim[0] == ';' {
+		return nil // a blank line or a comment is under its keys but says nothing of them
+	}
+	if k.kind == 's' {
+		if strings.HasPrefix(trim, "[") && strings.HasSuffix(trim, "]") {
+			k.stack = []keyAt{{0, words.Forms(strings.Trim(trim, "[]"))}}
+			return nil
+		}
+		return k.forms()
+	}
+	in := indent(text)
+	for len(k.stack) > 0 && k.stack[len(k.stack)-1].indent >= in {
+		k.stack = k.stack[:len(k.stack)-1]
+	}
+	above := k.forms()
+	if key, _, ok := strings.Cut(strings.TrimPrefix(trim, "- "), ":"); ok && key != "" && !strings.ContainsAny(key, " \t\"'{[") {
+		k.stack = append(k.stack, keyAt{in, words.Forms(key)})
+	}
+	return above
+}
+
+// forms returns the words of the keys a line is under.
+func (k *keyPath) forms() []words.Form {
+	var fs []words.Form
+	for _, at := range k.stack {
+		fs = append(fs, at.forms...)
+	}
+	return fs
 }
 
 // indent is the width of a line's leading blanks, a tab or space each.

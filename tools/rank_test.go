@@ -34,6 +34,8 @@ func TestGrepRanked(t *testing.T) {
 		"reports/q3.md":           "# Quarter\n\nsome products to watch\n- P-107 sold out\n",
 		"reports/q2.md":           "- P-107 sold well\n",
 		"data/stock.csv":          "id,qty\nP-107,3\n",
+		"config/garden.yaml":      "vents:\n  motor_pin: 23\n\n  # in °C\n  open_above_c: 28\nfan:\n  pin: 24\n",
+		"config/app.toml":         "[database]\nport = 5432\n\n[cache]\nport = 6379\n",
 	} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
@@ -69,6 +71,13 @@ func TestGrepRanked(t *testing.T) {
 		// Accents do not count, on either side: "revisao" is typed
 		// without them, "reunião" names the file with them.
 		{"preco revisao reunião", "atas/reuniao-marco.md:2: - O preço da revisão passa para R$ 150.", nil},
+		// A configuration line holds the words of the keys it is under:
+		// YAML's less indented keys, a TOML or INI file's section.
+		{"fan pin", "config/garden.yaml:7:   pin: 24", nil},
+		{"cache port", "config/app.toml:5: port = 6379", nil},
+		// A blank line or a comment holds nothing of them.
+		{"database port", "config/app.toml:2: port = 5432", []string{"config/app.toml:3:"}},
+		{"vents motor", "config/garden.yaml:2:   motor_pin: 23", []string{"config/garden.yaml:3:", "config/garden.yaml:4:"}},
 	} {
 		res := r.Execute(context.Background(), "grep_search", json.RawMessage(`{"pattern": "`+tc.pattern+`"}`))
 		lines := strings.Split(res.Text(), "\n")
