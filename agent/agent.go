@@ -146,6 +146,11 @@ type Options struct {
 	// chooses, under a grammar, the line, then to delete it, change it or
 	// add lines after it (see editline.go).
 	EditLine bool
+	// ValueEdit: with Rewrite, a change the model's rewrite left undone
+	// that writes a number is made at one line: the model chooses, under
+	// a grammar, the line with one of its numbers set to the request's
+	// (see valueedit.go).
+	ValueEdit bool
 	// Diverge: with Rewrite, lines of a file to change that the model
 	// wrote back as they were are written again from the token where it
 	// most nearly wrote another (see diverge.go).

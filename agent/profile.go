@@ -37,6 +37,7 @@ func Assists() []Assist {
 		{"look-first", "the first reply to a request about the files must be a call", func(o *Options) *bool { return &o.LookFirst }},
 		{"rewrite", "a change to the one file read first, or a new file, is written whole by the model; offgrid edits the lines that differ", func(o *Options) *bool { return &o.Rewrite }},
 		{"edit-line", "a change the rewrite left undone is made at a line that holds a name the request holds: the model chooses the line, then to delete it, change it or add lines after it (with rewrite)", func(o *Options) *bool { return &o.EditLine }},
+		{"value-edit", "a change the rewrite left undone that writes a number is made at one line: the model chooses the line with one of its numbers set to the request's (with rewrite)", func(o *Options) *bool { return &o.ValueEdit }},
 		{"diverge", "lines of a file to change that the model wrote back as they were are written again from the token where the model most nearly wrote another (with rewrite)", func(o *Options) *bool { return &o.Diverge }},
 		{"read-answer", "a question about the files read first is answered from them without tools (with read-first)", func(o *Options) *bool { return &o.ReadAnswer }},
 		{"table-query", "a question answered from a table read first has the model choose a query of its rows and a column; offgrid computes the figure (with read-answer)", func(o *Options) *bool { return &o.TableQuery }},

@@ -114,11 +114,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		}
 	}
 	updated, ok, err := a.writeLines(ctx, turn, prompt, source, first, old, on)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, false, err
 	}
 	if target != source {
-		if len(updated) == 0 {
+		if !ok || len(updated) == 0 {
 			return nil, false, nil
 		}
 		content, _ := json.Marshal(struct {
@@ -127,15 +127,25 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		}{target, strings.Join(updated, "\n") + "\n"})
 		return []grammar.Call{{Name: "write_file", Arguments: content}}, false, nil
 	}
-	if 2*len(updated) < len(old) {
+	if ok && 2*len(updated) < len(old) {
 		on(Event{Type: EventWarning, Text: fmt.Sprintf("the model's rewrite of %s drops most of its lines; it is not used", source)})
 		return nil, false, nil
 	}
-	if call, ok := lineEdit(source, first, old, keepLayout(old, updated)); ok {
-		return []grammar.Call{call}, false, nil
+	if ok {
+		if call, ok := lineEdit(source, first, old, keepLayout(old, updated)); ok {
+			return []grammar.Call{call}, false, nil
+		}
 	}
-	// The model wrote what it was shown back as it was: one line at a
-	// time, it may see the change (EditLine).
+	// The model wrote what it was shown back as it was, or wrote no
+	// lines: shown the lines with the request's number set, it may
+	// choose the change (ValueEdit); one line at a time, after lines
+	// written back as they were, it may see it (EditLine).
+	if calls, err := a.valueEdit(ctx, turn, request, rec, on); err != nil || len(calls) > 0 {
+		return calls, false, err
+	}
+	if !ok {
+		return nil, false, nil
+	}
 	if calls, err := a.editLine(ctx, turn, request, rec, on); err != nil || len(calls) > 0 {
 		return calls, false, err
 	}

@@ -111,7 +111,7 @@ func (t *Table) queries(question string) []query {
 		}
 		for _, n := range nums {
 			for _, cmp := range comparisons {
-				numbers = append(numbers, filter{"only where " + h + " " + cmp.sign + " " + n.text, compare(c, n.value, cmp.holds)})
+				numbers = append(numbers, filter{"only where " + h + " " + cmp.sign + " " + n.Text, compare(c, n.Value, cmp.holds)})
 			}
 		}
 	}
@@ -281,35 +281,49 @@ func compare(c int, n float64, holds func(a, b float64) bool) func([]string) boo
 // decimal point or comma.
 var numberPattern = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
 
-// written is a number a question writes: its text, with a decimal
-// point ("9,5" is 9.5), and its value.
-type written struct {
-	text  string
-	value float64
+// A Number is a number a text writes on its own (Numbers): as written,
+// with a decimal point ("9,5" is 9.5), its value, and where it is in the
+// text (bytes Start to End).
+type Number struct {
+	Text       string
+	Value      float64
+	Start, End int
 }
 
-// questionNumbers returns the distinct numbers the question writes on
-// their own: not a part of a name, a code or a date ("P-104", "v2",
-// "2026-07-09", "10mm", "1.2.3"), which a Latin letter, a digit or one
-// of "-_/" touches, or a dot before it. Other scripts touch numbers as
-// they write them: "10個未満".
-func questionNumbers(question string) []written {
+// Numbers returns the numbers text writes on their own, in order: not a
+// part of a name, a code or a date ("P-104", "v2", "2026-07-09", "10mm",
+// "1.2.3"), which a Latin letter, a digit or one of "-_/" touches, or a
+// dot before it. Other scripts touch numbers as they write them:
+// "10個未満" writes 10.
+func Numbers(text string) []Number {
 	touches := func(r rune) bool {
 		return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_/", r))
 	}
-	var out []written
-	for _, loc := range numberPattern.FindAllStringIndex(question, -1) {
-		before, _ := utf8.DecodeLastRuneInString(question[:loc[0]])
-		after, _ := utf8.DecodeRuneInString(question[loc[1]:])
-		if touches(before) || before == '.' || touches(after) || after == '.' && loc[1]+1 < len(question) && question[loc[1]+1] != ' ' {
+	var out []Number
+	for _, loc := range numberPattern.FindAllStringIndex(text, -1) {
+		before, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
+		after, _ := utf8.DecodeRuneInString(text[loc[1]:])
+		if touches(before) || before == '.' || touches(after) || after == '.' && loc[1]+1 < len(text) && text[loc[1]+1] != ' ' {
 			continue
 		}
-		m := strings.Replace(question[loc[0]:loc[1]], ",", ".", 1)
+		m := strings.Replace(text[loc[0]:loc[1]], ",", ".", 1)
 		v, err := strconv.ParseFloat(m, 64)
-		if err != nil || slices.ContainsFunc(out, func(n written) bool { return n.text == m }) {
+		if err != nil {
 			continue
 		}
-		out = append(out, written{m, v})
+		out = append(out, Number{m, v, loc[0], loc[1]})
+	}
+	return out
+}
+
+// questionNumbers returns the distinct numbers a question writes on
+// their own (Numbers).
+func questionNumbers(question string) []Number {
+	var out []Number
+	for _, n := range Numbers(question) {
+		if !slices.ContainsFunc(out, func(o Number) bool { return o.Text == n.Text }) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
