@@ -669,3 +669,28 @@ func TestDefaultModelDiverge(t *testing.T) {
 		t.Fatalf("app/__init__.py is now:\n%s\nwant the version 2.3.2, and nothing else changed; calls:\n%s", after, callsOf(turn))
 	}
 }
+
+// TestDefaultModelValueEdit: asked in Portuguese to move the orders'
+// lead time from 48 to 72 hours, the real 0.5B's rewrite of the
+// settings writes no readable lines; with value-edit it chooses the line
+// with 72, and only that line changes (without the assist, nothing
+// does, and the test fails).
+func TestDefaultModelValueEdit(t *testing.T) {
+	t.Parallel() // see loadDefault
+	a, dir := generalAgent(t)
+	a.opts.ValueEdit = true
+	writeFixture(t, dir, "boulangerie")
+	path := filepath.Join(dir, "config", "reglages.yaml")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Send(t.Context(), "Muda o prazo mínimo das encomendas de 48 para 72 horas nas configurações.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if want := strings.Replace(string(before), "delai_minimum_heures: 48", "delai_minimum_heures: 72", 1); string(after) != want {
+		t.Fatalf("config/reglages.yaml is now:\n%s\nwant the lead time 72, and nothing else changed; calls:\n%s", after, callsOf(turn))
+	}
+}
