@@ -13,14 +13,17 @@ import (
 
 // ValueEdit: a change that sets a number, which the model's rewrite left
 // undone. Asked in Portuguese to move the orders' lead time "de 48 para
-// 72 horas", the 0.5B was shown `delai_minimum_heures: 48` and wrote it
-// back as it was. offgrid writes the lines the change could be, each
-// line of the file with one of its numbers set to the number the request
-// writes (tools.Numbers; when the request writes the line's number too,
-// as the old value, set to its other number), and the model copies the
-// one that is the change, or "no change", under a grammar of those
-// lines. offgrid then replaces that line. Nothing in it reads the
-// request's words: the numbers are the same in every language.
+// 72 horas", the 0.5B was shown `delai_minimum_heures: 48` and wrote
+// lines without their numbers. offgrid writes the lines the change could
+// be, each line of the file with one of its numbers set to the number
+// the request writes (tools.Numbers; when the request writes the line's
+// number too, as the old value, set to its other number), and the model
+// copies the one that is the change, under a grammar of those lines;
+// offgrid then replaces that line. Offered "no change" as well, the 0.5B
+// chose it over the one right line, so it is not offered: a request
+// whose one number a line holds already gets no choice instead. Nothing
+// in it reads the request's words: the numbers are the same in every
+// language.
 
 // maxValueLines bounds the lines the model chooses among: those nearest
 // the search's best line of the file, or the file's first.
@@ -41,14 +44,16 @@ type valueLine struct {
 // writes one that a line of the file holds already.
 func valueLines(all []string, request string, near int) []valueLine {
 	written := tools.Numbers(request)
-	if len(written) == 1 && slices.ContainsFunc(all, func(line string) bool {
-		return slices.ContainsFunc(tools.Numbers(line), func(x tools.Number) bool { return x.Value == written[0].Value })
-	}) {
-		return nil // a line holds it already: made, or not the change's number
+	nums := make([][]tools.Number, len(all))
+	for i, line := range all {
+		nums[i] = tools.Numbers(line)
+		if len(written) == 1 && slices.ContainsFunc(nums[i], func(x tools.Number) bool { return x.Value == written[0].Value }) {
+			return nil // a line holds it already: made, or not the change's number
+		}
 	}
 	var out []valueLine
 	for i, line := range all {
-		for _, x := range tools.Numbers(line) {
+		for _, x := range nums[i] {
 			for _, to := range setTo(written, x) {
 				out = append(out, valueLine{i + 1, line[:x.Start] + to + line[x.End:]})
 			}
@@ -92,7 +97,7 @@ func setTo(written []tools.Number, x tools.Number) []string {
 // valueEdit returns the call that sets the number the model chooses in
 // the file rec read, for the request (Options.ValueEdit); no call when
 // the assist is off, the request writes no number a line could take, or
-// the model chooses no change.
+// the model's reply is none of the lines.
 func (a *Agent) valueEdit(ctx context.Context, turn *Turn, request string, rec *ToolRecord, on func(Event)) ([]grammar.Call, error) {
 	if !a.opts.ValueEdit || rec == nil || rec.Result.Data == nil || a.opts.NoGrammar || !a.offers("replace_lines") {
 		return nil, nil
@@ -110,7 +115,7 @@ func (a *Agent) valueEdit(ctx context.Context, turn *Turn, request string, rec *
 	at := map[string]valueLine{}
 	for _, v := range vs {
 		text := strings.TrimSpace(v.text)
-		if _, dup := at[text]; dup || text == editNone {
+		if _, dup := at[text]; dup {
 			text = fmt.Sprintf("%s (line %d)", text, v.n)
 		}
 		choices = append(choices, text)

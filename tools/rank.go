@@ -230,12 +230,22 @@ func (t *tableHeader) next(line int, text string) []words.Form {
 // keys of the lines above it indented less ("open_above_c: 28" under
 // "vents:" is about vents); in TOML and INI files, the section's name
 // ("[vents]"). Asked to raise "the vent opening temperature", the best
-// line was a Python comment on vents, not the setting under "vents:".
+// line was a Python log call on vents, not the setting under "vents:".
 type keyPath struct {
-	kind  byte // 'y' YAML, 's' sections (TOML, INI), 0 none
-	stack []keyAt
+	kind  keyKind
+	stack []keyAt // the keys the line is under, outermost first
 }
 
+// keyKind is how a configuration file nests its keys.
+type keyKind int
+
+const (
+	notKeyed   keyKind = iota // not a configuration file
+	byIndent                  // YAML: by indentation
+	bySections                // TOML, INI: under "[section]" lines
+)
+
+// keyAt is a key and the indentation of its line.
 type keyAt struct {
 	indent int
 	forms  []words.Form
@@ -245,9 +255,9 @@ type keyAt struct {
 func newKeyPath(rel string) keyPath {
 	switch strings.ToLower(path.Ext(rel)) {
 	case ".yaml", ".yml":
-		return keyPath{kind: 'y'}
+		return keyPath{kind: byIndent}
 	case ".toml", ".ini", ".cfg", ".conf":
-		return keyPath{kind: 's'}
+		return keyPath{kind: bySections}
 	}
 	return keyPath{}
 }
@@ -256,10 +266,10 @@ func newKeyPath(rel string) keyPath {
 // under.
 func (k *keyPath) next(text string) []words.Form {
 	trim := strings.TrimSpace(text)
-	if k.kind == 0 || trim == "" || trim[0] == '#' || trim[0] == ';' {
+	if k.kind == notKeyed || trim == "" || trim[0] == '#' || trim[0] == ';' {
 		return nil // a blank line or a comment is under its keys but says nothing of them
 	}
-	if k.kind == 's' {
+	if k.kind == bySections {
 		if strings.HasPrefix(trim, "[") && strings.HasSuffix(trim, "]") {
 			k.stack = []keyAt{{0, words.Forms(strings.Trim(trim, "[]"))}}
 			return nil
