@@ -40,25 +40,35 @@ func TestAgentEditLine(t *testing.T) {
 			[]string{"change", copied, "I could not."}, notes, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "notes.txt")
-			os.WriteFile(path, []byte(notes), 0o644)
-			a, eng := dirAgent(t, dir, tc.replies, Options{
-				ReadFirst: true, Rewrite: true, EditLine: true, ReadAnswer: true, AnswerAfterChange: true, Answer: AnswerSeparate})
-			if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
-				t.Fatal(err)
-			}
-			if b, _ := os.ReadFile(path); string(b) != tc.want {
-				t.Errorf("notes.txt = %q, want %q", b, tc.want)
-			}
-			if len(eng.prompts) != len(tc.replies) {
-				t.Fatalf("%d completions, want %d", len(eng.prompts), len(tc.replies))
-			}
+			eng := editTurn(t, "notes.txt", notes, tc.request, tc.replies, tc.want, Options{EditLine: true})
 			if chose := slices.ContainsFunc(eng.prompts, func(p string) bool { return strings.Contains(p, "Copy the one line") }); chose != tc.chose {
 				t.Errorf("the model chose the line: %v, want %v", chose, tc.chose)
 			}
 		})
 	}
+}
+
+// editTurn runs one turn of an agent that reads the file name (holding
+// content) in a temporary folder and rewrites it, with the options of
+// opts added, on the model's replies; it checks that the file then holds
+// want and that every reply was used, and returns the engine.
+func editTurn(t *testing.T, name, content, request string, replies []string, want string, opts Options) *fakeEngine {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, name)
+	os.WriteFile(path, []byte(content), 0o644)
+	opts.ReadFirst, opts.Rewrite, opts.ReadAnswer, opts.AnswerAfterChange, opts.Answer = true, true, true, true, AnswerSeparate
+	a, eng := dirAgent(t, dir, replies, opts)
+	if _, err := a.Send(context.Background(), request, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != want {
+		t.Errorf("%s = %q, want %q", name, b, want)
+	}
+	if len(eng.prompts) != len(replies) {
+		t.Fatalf("%d completions, want %d", len(eng.prompts), len(replies))
+	}
+	return eng
 }
 
 func TestNamedLines(t *testing.T) {

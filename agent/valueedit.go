@@ -43,18 +43,18 @@ type valueLine struct {
 // in the file's order; none when the request writes no number, or
 // writes one that a line of the file holds already.
 func valueLines(all []string, request string, near int) []valueLine {
-	written := tools.Numbers(request)
+	values := distinctValues(tools.Numbers(request))
 	nums := make([][]tools.Number, len(all))
 	for i, line := range all {
 		nums[i] = tools.Numbers(line)
-		if len(written) == 1 && slices.ContainsFunc(nums[i], func(x tools.Number) bool { return x.Value == written[0].Value }) {
+		if len(values) == 1 && slices.ContainsFunc(nums[i], func(x tools.Number) bool { return x.Value == values[0].Value }) {
 			return nil // a line holds it already: made, or not the change's number
 		}
 	}
 	var out []valueLine
 	for i, line := range all {
 		for _, x := range nums[i] {
-			for _, to := range setTo(written, x) {
+			for _, to := range setTo(values, x) {
 				out = append(out, valueLine{i + 1, line[:x.Start] + to + line[x.End:]})
 			}
 		}
@@ -65,30 +65,35 @@ func valueLines(all []string, request string, near int) []valueLine {
 	return out[:min(len(out), maxValueLines)]
 }
 
-// setTo returns the texts a number x of a line may be set to, of the
-// numbers the request writes (see valueLines).
-func setTo(written []tools.Number, x tools.Number) []string {
-	distinct := map[float64]string{}
-	var order []float64
+// distinctValues returns the numbers of written with distinct values,
+// the first text of each, in order.
+func distinctValues(written []tools.Number) []tools.Number {
+	var out []tools.Number
 	for _, w := range written {
-		if _, ok := distinct[w.Value]; !ok {
-			distinct[w.Value] = w.Text
-			order = append(order, w.Value)
+		if !slices.ContainsFunc(out, func(o tools.Number) bool { return o.Value == w.Value }) {
+			out = append(out, w)
 		}
 	}
-	if len(order) == 1 {
-		if order[0] == x.Value {
+	return out
+}
+
+// setTo returns the texts a number x of a line may be set to, of the
+// request's numbers of distinct values (see valueLines).
+func setTo(values []tools.Number, x tools.Number) []string {
+	isX := func(w tools.Number) bool { return w.Value == x.Value }
+	if len(values) == 1 {
+		if isX(values[0]) {
 			return nil
 		}
-		return []string{distinct[order[0]]}
+		return []string{values[0].Text}
 	}
-	if _, old := distinct[x.Value]; !old {
+	if !slices.ContainsFunc(values, isX) {
 		return nil
 	}
 	var out []string
-	for _, v := range order {
-		if v != x.Value {
-			out = append(out, distinct[v])
+	for _, w := range values {
+		if !isX(w) {
+			out = append(out, w.Text)
 		}
 	}
 	return out

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -34,20 +31,7 @@ func TestAgentValueEdit(t *testing.T) {
 			[]string{"change", copied, "It is 3 already."}, conf, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "conf.yaml")
-			os.WriteFile(path, []byte(conf), 0o644)
-			a, eng := dirAgent(t, dir, tc.replies, Options{
-				ReadFirst: true, Rewrite: true, ValueEdit: true, ReadAnswer: true, AnswerAfterChange: true, Answer: AnswerSeparate})
-			if _, err := a.Send(context.Background(), tc.request, nil); err != nil {
-				t.Fatal(err)
-			}
-			if b, _ := os.ReadFile(path); string(b) != tc.want {
-				t.Errorf("conf.yaml = %q, want %q", b, tc.want)
-			}
-			if len(eng.prompts) != len(tc.replies) {
-				t.Fatalf("%d completions, want %d", len(eng.prompts), len(tc.replies))
-			}
+			eng := editTurn(t, "conf.yaml", conf, tc.request, tc.replies, tc.want, Options{ValueEdit: true})
 			asked := slices.ContainsFunc(eng.prompts, func(p string) bool { return strings.Contains(p, "sets a number") })
 			if asked != tc.asked {
 				t.Errorf("a choice asked: %v, want %v", asked, tc.asked)

@@ -233,7 +233,8 @@ func (t *tableHeader) next(line int, text string) []words.Form {
 // line was a Python log call on vents, not the setting under "vents:".
 type keyPath struct {
 	kind  keyKind
-	stack []keyAt // the keys the line is under, outermost first
+	stack []keyAt      // the keys the line is under, outermost first
+	flat  []words.Form // their words, kept as the stack changes
 }
 
 // keyKind is how a configuration file nests its keys.
@@ -272,28 +273,35 @@ func (k *keyPath) next(text string) []words.Form {
 	if k.kind == bySections {
 		if strings.HasPrefix(trim, "[") && strings.HasSuffix(trim, "]") {
 			k.stack = []keyAt{{0, words.Forms(strings.Trim(trim, "[]"))}}
+			k.flatten()
 			return nil
 		}
-		return k.forms()
+		return k.flat
 	}
 	in := indent(text)
-	for len(k.stack) > 0 && k.stack[len(k.stack)-1].indent >= in {
-		k.stack = k.stack[:len(k.stack)-1]
+	n := len(k.stack)
+	for n > 0 && k.stack[n-1].indent >= in {
+		n--
 	}
-	above := k.forms()
+	if n < len(k.stack) {
+		k.stack = k.stack[:n]
+		k.flatten()
+	}
+	above := k.flat
 	if key, _, ok := strings.Cut(strings.TrimPrefix(trim, "- "), ":"); ok && key != "" && !strings.ContainsAny(key, " \t\"'{[") {
 		k.stack = append(k.stack, keyAt{in, words.Forms(key)})
+		k.flatten()
 	}
 	return above
 }
 
-// forms returns the words of the keys a line is under.
-func (k *keyPath) forms() []words.Form {
-	var fs []words.Form
+// flatten sets flat to the words of the keys on the stack; a new slice
+// each time, so that what next returned for a line above stays as it was.
+func (k *keyPath) flatten() {
+	k.flat = nil
 	for _, at := range k.stack {
-		fs = append(fs, at.forms...)
+		k.flat = append(k.flat, at.forms...)
 	}
-	return fs
 }
 
 // indent is the width of a line's leading blanks, a tab or space each.
