@@ -180,8 +180,8 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 		if len(out) == maxRanked {
 			break
 		}
-		if perFile[c.file] == maxRankedPerFile {
-			continue
+		if perFile[c.file] == maxRankedPerFile || strings.TrimSpace(c.text) == "" {
+			continue // a blank line holds the words of its path alone
 		}
 		perFile[c.file]++
 		out = append(out, c.grepMatch)

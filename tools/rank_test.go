@@ -63,8 +63,9 @@ func TestGrepRanked(t *testing.T) {
 		// plural that a single file holds.
 		{"P-107 products", "reports/q3.md:4: - P-107 sold out", nil},
 		// A line holds its file's path's words: the recipe named after
-		// the dish before the journal line naming it.
-		{"shakshuka typo", "recipes/shakshuka.md:1: # Eggs in tomato sauce", nil},
+		// the dish before the journal line naming it; not its blank line,
+		// which holds nothing else.
+		{"shakshuka typo", "recipes/shakshuka.md:1: # Eggs in tomato sauce", []string{"recipes/shakshuka.md:2:"}},
 		// A Markdown table's row holds its header's words too: before
 		// the journal line that has two of the three.
 		{"Anna phone number", "contacts.md:5: | Anna Keller | +33 6 12 |", nil},
