@@ -181,7 +181,7 @@ func (f *fileTools) rankLines(ctx context.Context, a grepArgs, filter string, ba
 			break
 		}
 		if perFile[c.file] == maxRankedPerFile || strings.TrimSpace(c.text) == "" {
-			continue // a blank line holds the words of its path alone
+			continue // a blank line holds only words it is under (its path, a header), none of its own
 		}
 		perFile[c.file]++
 		out = append(out, c.grepMatch)
