@@ -123,11 +123,12 @@ func (a *Agent) editLine(ctx context.Context, turn *Turn, request string, rec *T
 	if !a.opts.EditLine || rec == nil || a.opts.NoGrammar || !a.offers("replace_lines") || !a.offers("insert_lines") {
 		return nil, nil
 	}
-	all, ok := tools.Unnumbered(*rec.Result.Data)
+	numbered := tools.CutTableNote(*rec.Result.Data)
+	all, ok := tools.Unnumbered(numbered)
 	if !ok {
 		return nil, nil
 	}
-	source, numbered := rec.argPath(), *rec.Result.Data
+	source := rec.argPath()
 	ns := namedLines(all, request)
 	if len(ns) == 0 {
 		return nil, nil

@@ -89,17 +89,10 @@ func (a *Agent) plainAnswer(start int, turn Turn) ([]Message, bool) {
 // it; a part of a file keeps them, as a question may be about a line's
 // number ("What is on line 2999 of big.txt?").
 func plainRead(result string) string {
-	body, table, hasTable := strings.Cut(result, "\n[table: ")
-	if hasTable {
-		body += "\n"
-	}
+	body, table := tools.SplitTableNote(result)
 	lines, ok := tools.Unnumbered(body)
 	if !ok {
 		return result
 	}
-	out := strings.Join(lines, "\n") + "\n"
-	if hasTable {
-		out += "[table: " + table
-	}
-	return out
+	return strings.Join(lines, "\n") + "\n" + table
 }

@@ -423,3 +423,27 @@ func TestAgentNoCopyOfMissingFile(t *testing.T) {
 		t.Errorf("want fromUnread's choice on notes.txt; prompts:\n%s", strings.Join(eng.prompts, "\n----\n"))
 	}
 }
+
+// TestAgentRewriteTable: a CSV file read first for a change is not
+// rewritten whole (its figures after its lines tell it is a table): the
+// model's own calls make the change. Rewritten, the 0.5B dropped or
+// changed a row for questions the intent took for changes.
+func TestAgentRewriteTable(t *testing.T) {
+	const people = "name,age\nann,31\nbob,27\n"
+	dir := t.TempDir()
+	path := filepath.Join(dir, "people.csv")
+	os.WriteFile(path, []byte(people), 0o644)
+	a, eng := dirAgent(t, dir, []string{"change", "<tool_call>\n{\"name\": \"insert_lines\", \"arguments\": {\"path\": \"people.csv\", \"line_start\": 4, \"new_content\": \"dan,52\"}}\n</tool_call>", "Done."}, Options{
+		ReadFirst: true, Rewrite: true, AnswerAfterChange: true, Answer: AnswerSeparate})
+	if _, err := a.Send(context.Background(), "Add a row 'dan,52' at the end of people.csv.", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range eng.prompts {
+		if strings.Contains(p, "Reply with the whole") {
+			t.Errorf("prompt %d is a rewrite:\n%s", i, p)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != people+"dan,52\n" {
+		t.Errorf("people.csv = %q, want %q", b, people+"dan,52\n")
+	}
+}

@@ -51,8 +51,7 @@ func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
 		}
-		body, _, _ := strings.Cut(*r.Result.Data, "\n[table: ")
-		lines, ok := tools.Unnumbered(strings.TrimSuffix(body, "\n") + "\n")
+		lines, ok := tools.Unnumbered(tools.CutTableNote(*r.Result.Data))
 		if !ok {
 			continue
 		}

@@ -967,11 +967,26 @@ func Unnumbered(result string) ([]string, bool) { return UnnumberedFrom(result, 
 // followed by a table's figures (tableNote). It reports false for a part
 // of a file, a line cut short or any other text.
 func WholeLines(result string) (int, bool) {
-	if body, _, ok := strings.Cut(result, "\n[table: "); ok {
-		result = body + "\n"
-	}
-	lines, ok := Unnumbered(result)
+	lines, ok := Unnumbered(CutTableNote(result))
 	return len(lines), ok
+}
+
+// CutTableNote returns a read_file result without the figures of a
+// table that follow a CSV or TSV file's lines (tableNote), and those
+// figures ("[table: …]\n"; "" when there are none). A file's own lines
+// are numbered, so none of them begins as the figures do.
+func CutTableNote(result string) string {
+	lines, _ := SplitTableNote(result)
+	return lines
+}
+
+// SplitTableNote is CutTableNote, and returns the figures too.
+func SplitTableNote(result string) (lines, note string) {
+	body, figures, ok := strings.Cut(result, "\n"+tableMark)
+	if !ok {
+		return result, ""
+	}
+	return body + "\n", tableMark + figures
 }
 
 // UnnumberedFrom is Unnumbered for lines numbered from first: a part of a

@@ -78,6 +78,9 @@ func (t *Table) Column(c int) (values []string, numeric bool) {
 	return t.values(c), t.numeric(c)
 }
 
+// tableMark begins the figures tableNote adds to a read of a table.
+const tableMark = "[table: "
+
 // tableNote returns the figures of the CSV or TSV file name holding text,
 // or "" for another file, one that does not parse, or one without a
 // numeric column but the first (which names the rows). The sums by group
@@ -109,7 +112,7 @@ func tableNote(name, text string) string {
 		cols[c] = col
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[table: %s, %s (%s)", plural(len(rows), "row"), plural(len(head), "column"), strings.Join(head, ", "))
+	fmt.Fprintf(&b, tableMark+"%s, %s (%s)", plural(len(rows), "row"), plural(len(head), "column"), strings.Join(head, ", "))
 	numeric := 0
 	for c, col := range cols {
 		if !col.numeric || c == 0 {
