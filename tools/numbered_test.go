@@ -110,3 +110,35 @@ func TestNumberedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitTableNote: a read of a table is its numbered lines and then
+// its figures; a line of the file that reads like the figures is a
+// numbered line, and stays.
+func TestSplitTableNote(t *testing.T) {
+	root := t.TempDir()
+	r, err := Builtin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, content string
+		lines         string
+		figures       bool
+	}{
+		{"t.csv", "sku,qty\nA,2\nB,3\n", "1: sku,qty\n2: A,2\n3: B,3\n", true},
+		{"f.txt", "[table: 2 rows]\nx\n", "1: [table: 2 rows]\n2: x\n", false},
+	} {
+		os.WriteFile(filepath.Join(root, tc.file), []byte(tc.content), 0o644)
+		res := r.Execute(context.Background(), "read_file", json.RawMessage(`{"path": "`+tc.file+`"}`))
+		if !res.Success || res.Data == nil {
+			t.Fatalf("%s: read failed: %+v", tc.file, res)
+		}
+		lines, figures := SplitTableNote(*res.Data)
+		if lines != tc.lines || (figures != "") != tc.figures || lines+figures != *res.Data {
+			t.Errorf("%s: SplitTableNote = %q, %q; want the lines %q, figures %v", tc.file, lines, figures, tc.lines, tc.figures)
+		}
+		if got := CutTableNote(*res.Data); got != lines {
+			t.Errorf("%s: CutTableNote = %q, want %q", tc.file, got, lines)
+		}
+	}
+}
