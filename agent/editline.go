@@ -123,12 +123,11 @@ func (a *Agent) editLine(ctx context.Context, turn *Turn, request string, rec *T
 	if !a.opts.EditLine || rec == nil || a.opts.NoGrammar || !a.offers("replace_lines") || !a.offers("insert_lines") {
 		return nil, nil
 	}
-	numbered := tools.CutTableNote(*rec.Result.Data)
-	all, ok := tools.Unnumbered(numbered)
+	all, ok := tools.Unnumbered(*rec.Result.Data)
 	if !ok {
 		return nil, nil
 	}
-	source := rec.argPath()
+	source, numbered := rec.argPath(), *rec.Result.Data
 	ns := namedLines(all, request)
 	if len(ns) == 0 {
 		return nil, nil

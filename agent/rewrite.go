@@ -93,10 +93,11 @@ func (a *Agent) rewrite(ctx context.Context, turn *Turn, request string, in inte
 		return nil, false, nil
 	default:
 		var ok bool
-		// A table (a CSV or TSV file, read with its figures after its
-		// lines) is not rewritten whole: asked a question about a
-		// table that the intent took for a change, the 0.5B dropped or
-		// changed a row in 3 of 7 such turns (stop 82).
+		// A table whose read ends with its figures (a CSV or TSV file
+		// with a numeric column) is not rewritten whole: asked a
+		// question about a table that the intent took for a change,
+		// the 0.5B dropped or changed a row in 3 of 7 such turns
+		// (stop 82).
 		var figures string
 		if numbered, figures = tools.SplitTableNote(*rec.Result.Data); figures != "" {
 			return nil, false, nil

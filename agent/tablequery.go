@@ -51,7 +51,8 @@ func (a *Agent) queryTable(ctx context.Context, turn *Turn, request string, from
 		if !r.ByAgent || r.Name != readFileTool || !r.OK() || r.Result.Data == nil {
 			continue
 		}
-		lines, ok := tools.Unnumbered(tools.CutTableNote(*r.Result.Data))
+		body, _ := tools.SplitTableNote(*r.Result.Data)
+		lines, ok := tools.Unnumbered(body)
 		if !ok {
 			continue
 		}

@@ -107,7 +107,7 @@ func (a *Agent) valueEdit(ctx context.Context, turn *Turn, request string, rec *
 	if !a.opts.ValueEdit || rec == nil || rec.Result.Data == nil || a.opts.NoGrammar || !a.offers("replace_lines") {
 		return nil, nil
 	}
-	all, ok := tools.Unnumbered(tools.CutTableNote(*rec.Result.Data))
+	all, ok := tools.Unnumbered(*rec.Result.Data)
 	if !ok {
 		return nil, nil
 	}

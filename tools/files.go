@@ -967,20 +967,15 @@ func Unnumbered(result string) ([]string, bool) { return UnnumberedFrom(result, 
 // followed by a table's figures (tableNote). It reports false for a part
 // of a file, a line cut short or any other text.
 func WholeLines(result string) (int, bool) {
-	lines, ok := Unnumbered(CutTableNote(result))
+	body, _ := SplitTableNote(result)
+	lines, ok := Unnumbered(body)
 	return len(lines), ok
 }
 
-// CutTableNote returns a read_file result without the figures of a
-// table that follow a CSV or TSV file's lines (tableNote), and those
-// figures ("[table: …]\n"; "" when there are none). A file's own lines
-// are numbered, so none of them begins as the figures do.
-func CutTableNote(result string) string {
-	lines, _ := SplitTableNote(result)
-	return lines
-}
-
-// SplitTableNote is CutTableNote, and returns the figures too.
+// SplitTableNote returns a read_file result's numbered lines and the
+// figures of a table that follow them (tableNote: "[table: …]\n"; ""
+// when there are none). A file's own lines are numbered, so none of them
+// begins as the figures do.
 func SplitTableNote(result string) (lines, note string) {
 	body, figures, ok := strings.Cut(result, "\n"+tableMark)
 	if !ok {

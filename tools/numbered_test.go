@@ -137,8 +137,5 @@ func TestSplitTableNote(t *testing.T) {
 		if lines != tc.lines || (figures != "") != tc.figures || lines+figures != *res.Data {
 			t.Errorf("%s: SplitTableNote = %q, %q; want the lines %q, figures %v", tc.file, lines, figures, tc.lines, tc.figures)
 		}
-		if got := CutTableNote(*res.Data); got != lines {
-			t.Errorf("%s: CutTableNote = %q, want %q", tc.file, got, lines)
-		}
 	}
 }
