@@ -300,11 +300,13 @@ func TestWriteFileReadFirst(t *testing.T) {
 		{"numbered, changed", "write_file", `{"path":"notes.txt","content":"1: Buy oat milk\n2: Call Bob\n"}`, TypeValidationFailed, []string{"content starts its lines with line numbers", "(1: …)", "nothing was written"}, nil},
 		{"numbered, a line added", "write_file", `{"path":"notes.txt","content":"1: Buy milk\n2: Call Bob\nShip it\n"}`, TypeValidationFailed, []string{"line numbers"}, nil},
 		{"numbering continued", "write_file", `{"path":"notes.txt","content":"3: Ship it\n"}`, TypeValidationFailed, []string{"(3: …)"}, nil},
-		{"numbered where it goes", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"3: Ship it"}`, TypeValidationFailed, []string{"new_content starts its lines"}, nil},
+		{"numbered where it goes", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"3: Ship it"}`, TypeNone, []string{"Inserted 1 line (without the line numbers 3: … that read_file shows) at the end", "+    3: Ship it"}, nil},
+		{"numbered where it goes, twice", "replace_lines", `{"path":"notes.txt","line_start":2,"line_end":3,"new_content":"2: Call Bob\n3: Ship it today"}`, TypeNone, []string{"with 2 lines (without the line numbers 2: …", "+    3: Ship it today"}, nil},
+		{"numbered where it goes but one", "insert_lines", `{"path":"notes.txt","line_start":4,"new_content":"4: Rest\n6: Sleep"}`, TypeValidationFailed, []string{"new_content starts its lines"}, nil},
 		{"numbered elsewhere", "insert_lines", `{"path":"notes.txt","line_start":3,"new_content":"1: Ship it"}`, TypeNone, nil, nil},
 		{"a numbered list of its own", "write_file", `{"path":"steps.txt","content":"1: install\n2: run\n"}`, TypeNone, nil, nil},
 	})
-	if b, _ := os.ReadFile(path); string(b) != "Buy milk\nCall Bob\n1: Ship it\n" {
+	if b, _ := os.ReadFile(path); string(b) != "Buy milk\nCall Bob\n1: Ship it\nShip it today\n" {
 		t.Errorf("notes.txt = %q after the numbered writes", b)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "backup.txt")); !errors.Is(err, fs.ErrNotExist) {

@@ -906,17 +906,18 @@ func (f *fileTools) replaceLines(ctx context.Context, a replaceArgs) (string, er
 	case a.LineEnd > n:
 		return "", Errorf(TypeValidationFailed, "line_end %d is out of range: %s has %d lines", a.LineEnd, a.Path, n)
 	}
-	if err := f.refuseNumbered("new_content", "", "", a.LineStart, a.NewContent); err != nil {
+	content, unnumbered := f.ownNumbersCut(a.LineStart, a.NewContent)
+	if err := f.refuseNumbered("new_content", "", "", a.LineStart, content); err != nil {
 		return "", err
 	}
-	repl := t.newLines(a.NewContent)
+	repl := t.newLines(content)
 	if err := t.splice(a.LineStart-1, a.LineEnd, repl); err != nil {
 		return "", err
 	}
 	f.edited(t.rel)
 	removed := a.LineEnd - a.LineStart + 1
-	s := fmt.Sprintf("Replaced lines %d-%d (%s) of %s with %s; the file now has %d lines.\n",
-		a.LineStart, a.LineEnd, plural(removed, "line"), display(t.rel), plural(len(repl), "line"), len(t.lines))
+	s := fmt.Sprintf("Replaced lines %d-%d (%s) of %s with %s%s; the file now has %d lines.\n",
+		a.LineStart, a.LineEnd, plural(removed, "line"), display(t.rel), plural(len(repl), "line"), unnumbered, len(t.lines))
 	if len(t.lines) > 0 {
 		s += t.preview(a.LineStart-1, a.LineStart-1+len(repl))
 	}
@@ -937,10 +938,11 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	if a.LineStart > n+1 {
 		return "", Errorf(TypeValidationFailed, "line_start %d is out of range: %s has %d lines, so line_start can be 1 to %d", a.LineStart, a.Path, n, n+1)
 	}
-	if err := f.refuseNumbered("new_content", "", "", a.LineStart, a.NewContent); err != nil {
+	content, unnumbered := f.ownNumbersCut(a.LineStart, a.NewContent)
+	if err := f.refuseNumbered("new_content", "", "", a.LineStart, content); err != nil {
 		return "", err
 	}
-	repl := t.newLines(a.NewContent)
+	repl := t.newLines(content)
 	if len(repl) == 0 {
 		return "", Errorf(TypeValidationFailed, "new_content is empty: nothing to insert")
 	}
@@ -952,8 +954,29 @@ func (f *fileTools) insertLines(ctx context.Context, a insertArgs) (string, erro
 	if a.LineStart == n+1 {
 		where = "at the end"
 	}
-	return fmt.Sprintf("Inserted %s %s of %s; the file now has %d lines.\n%s",
-		plural(len(repl), "line"), where, display(t.rel), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
+	return fmt.Sprintf("Inserted %s%s %s of %s; the file now has %d lines.\n%s",
+		plural(len(repl), "line"), unnumbered, where, display(t.rel), len(t.lines), t.preview(a.LineStart-1, a.LineStart-1+len(repl))), nil
+}
+
+// ownNumbersCut returns the new content of a line edit at line at
+// without the numbers read_file would show its lines with once they are
+// in ("5: dan,52" inserted at line 5): every line numbered, from at on.
+// Small models copy read_file's numbering into what they add (asked to
+// add a row, the 1.5B inserted "5: dan,52" at line 5 and, refused, told
+// the user the row was in); the numbers are not part of the text, and a
+// file's own line carries its own number so only by chance. A file read
+// copied with its numbers is refused still (refuseNumbered): the model
+// is to learn which text it copies. The note says that the numbers were
+// left out ("" when content is returned as it is).
+func (f *fileTools) ownNumbersCut(at int, content string) (string, string) {
+	start, texts, all := numberedLines(content)
+	if !all || start != at || len(texts) == 0 {
+		return content, ""
+	}
+	if _, copied := f.numberedCopy(strings.Join(texts, "\n")); start == 1 && copied {
+		return content, ""
+	}
+	return strings.Join(texts, "\n") + "\n", fmt.Sprintf(" (without the line numbers %d: … that read_file shows)", at)
 }
 
 // Unnumbered returns the text of a whole file as read_file shows it (each
