@@ -305,6 +305,8 @@ type Agent struct {
 	history  []Message
 	records  []ToolRecord
 	warned   map[string]bool
+	held     map[string]int // write_file calls dropsLines held back, by repeatKey: the turn's number
+	turns    int            // the turns sent (Send), the one running included
 	nextID   int
 	budget   budgetState
 	walked   walk // the project's files, listed once a turn (projectFiles)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/offgrid-ai/offgrid/grammar"
 	"github.com/offgrid-ai/offgrid/tools"
 )
 
@@ -20,40 +21,111 @@ import (
 // model asked to answer, as after a repeat; for the CSV the 0.5B then
 // advised a shell command writing a file no tool had named (a
 // fabricated answer on the dev split, where the failed call gave none).
+//
+// A write_file over a file the conversation read whole is held back
+// the same way when it would keep fewer than half of its lines: asked to
+// add a row at the end of a 4-line CSV, the 1.5B wrote the new row alone
+// and lost the other four. Unlike replace_lines, whose purpose is a few
+// lines, write_file's is to replace a file whole, which a user may want:
+// the model is told to ask them, and the same call made in a later turn,
+// after the user's next message, is run (it fails open to the user, not
+// to the model, which repeats calls).
 
 // minDropped is the fewest lines a replacement must take out to be held
 // back: a change of three lines into one is an edit, not a loss.
 const minDropped = 4
 
-// dropsLines returns why a replace_lines call is not run, or "" to run
-// it: it would replace more than half of a file that the conversation
-// read whole (and has not changed since) with fewer than half as many
-// lines, and at least minDropped of them.
+// dropsLines returns why a call is not run, or "" to run it: a
+// replace_lines call that would replace more than half of a file that the
+// conversation read whole (and has not changed since) with fewer than
+// half as many lines, and at least minDropped of them; or a write_file
+// call that would do that to the whole file (overwrites).
 func (a *Agent) dropsLines(name string, arguments json.RawMessage) string {
-	if name != "replace_lines" {
-		return ""
+	switch name {
+	case "replace_lines":
+		var args struct {
+			Path       string `json:"path"`
+			LineStart  int    `json:"line_start"`
+			LineEnd    int    `json:"line_end"`
+			NewContent string `json:"new_content"`
+		}
+		if json.Unmarshal(arguments, &args) != nil {
+			return ""
+		}
+		n := a.linesRead(args.Path)
+		replaced, kept, loses := losesLines(n, args.LineStart, args.LineEnd, args.NewContent)
+		if !loses {
+			return ""
+		}
+		return fmt.Sprintf("not run: it would replace %d of the %d lines of %s with %d; replace only the lines that change, or answer in text if the request asks for no change",
+			replaced, n, args.Path, kept)
+	case "write_file":
+		return a.overwrites(arguments)
 	}
+	return ""
+}
+
+// losesLines reports whether replacing lines start to end of a file of
+// n lines, as read, with content loses lines as dropsLines holds back,
+// with how many lines are replaced and how many content has. n is 0 for
+// a file not read whole; deleting lines (content empty) loses none.
+func losesLines(n, start, end int, content string) (replaced, kept int, loses bool) {
+	end = min(end, n)
+	if n == 0 || strings.TrimSpace(content) == "" || start < 1 || end < start {
+		return 0, 0, false
+	}
+	replaced = end - start + 1
+	kept = len(strings.Split(strings.TrimSuffix(content, "\n"), "\n"))
+	return replaced, kept, replaced >= minDropped && 2*replaced > n && 2*kept < replaced
+}
+
+// overwrites returns why a write_file call is not run, or "" to run it:
+// it would keep fewer than half of the lines of a file the conversation
+// read whole, and was not held back so in an earlier turn.
+func (a *Agent) overwrites(arguments json.RawMessage) string {
 	var args struct {
-		Path       string `json:"path"`
-		LineStart  int    `json:"line_start"`
-		LineEnd    int    `json:"line_end"`
-		NewContent string `json:"new_content"`
+		Path    string `json:"path"`
+		Content string `json:"content"`
 	}
-	if json.Unmarshal(arguments, &args) != nil || strings.TrimSpace(args.NewContent) == "" {
+	if json.Unmarshal(arguments, &args) != nil {
 		return ""
+	}
+	key := repeatKey(grammar.Call{Name: "write_file", Arguments: arguments})
+	if t, ok := a.held[key]; ok && t < a.turns {
+		return "" // made again after the user's next message
 	}
 	n := a.linesRead(args.Path)
-	end := min(args.LineEnd, n)
-	if n == 0 || args.LineStart < 1 || end < args.LineStart {
+	_, kept, loses := losesLines(n, 1, n, args.Content)
+	if !loses {
 		return ""
 	}
-	replaced := end - args.LineStart + 1
-	kept := len(strings.Split(strings.TrimSuffix(args.NewContent, "\n"), "\n"))
-	if replaced < minDropped || 2*replaced <= n || 2*kept >= replaced {
-		return ""
+	if a.held == nil {
+		a.held = map[string]int{}
 	}
-	return fmt.Sprintf("not run: it would replace %d of the %d lines of %s with %d; replace only the lines that change, or answer in text if the request asks for no change",
-		replaced, n, args.Path, kept)
+	if _, ok := a.held[key]; !ok {
+		a.held[key] = a.turns
+	}
+	return fmt.Sprintf("not run: it would replace all %d lines of %s with %d, and the others would be lost; %s; if the whole file is to be replaced, ask the user: the same call is run after their next message",
+		n, args.Path, kept, a.editTools())
+}
+
+// editTools says which tools change some lines of a file, for a
+// write_file held back by dropsLines.
+func (a *Agent) editTools() string {
+	var ways []string
+	if a.reg == nil {
+		return "write it whole with the lines that stay"
+	}
+	if _, ok := a.reg.Lookup("insert_lines"); ok {
+		ways = append(ways, "call insert_lines to add lines")
+	}
+	if _, ok := a.reg.Lookup("replace_lines"); ok {
+		ways = append(ways, "replace_lines to change some")
+	}
+	if len(ways) == 0 {
+		return "write it whole with the lines that stay"
+	}
+	return strings.Join(ways, ", ")
 }
 
 // linesRead returns the number of lines of the file at path as the

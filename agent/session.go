@@ -16,7 +16,7 @@ func (a *Agent) Reset() {
 	if a.opts.System != "" {
 		a.history = []Message{{Role: RoleSystem, Content: a.opts.System}}
 	}
-	a.records = nil
+	a.records, a.held = nil, nil
 	a.reg.Forget()
 	a.topics = nil
 	a.offer()
@@ -46,7 +46,7 @@ func (a *Agent) SetHistory(msgs []Message) error {
 		}
 	}
 	a.history = append([]Message(nil), msgs...)
-	a.records = nil
+	a.records, a.held = nil, nil
 	// The topics of the tools the conversation called stay offered.
 	a.topics = nil
 	for _, m := range msgs {

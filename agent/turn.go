@@ -50,6 +50,7 @@ func (a *Agent) Send(ctx context.Context, text string, on func(Event)) (Turn, er
 	a.walked = walk{}
 	a.budget.turn = len(a.history)
 	a.history = append(a.history, Message{Role: RoleUser, Content: text})
+	a.turns++
 	t := &turnState{text: text, on: on, x: NewExecutor(a.reg, a.policy, a.opts.Limits), repeats: repeatGuard{}}
 	t.turn.request = text
 	if end, err := a.beforeFirstReply(ctx, t); end || err != nil {
