@@ -198,6 +198,11 @@ type Options struct {
 	// lost, listings and searches over several files that it answers
 	// from the one file chosen.
 	Locate bool
+	// SureChange: the model's choice that a request changes the files
+	// (as for ToolsByTopic), when the request names no file and the
+	// model was less than 0.7 sure of it, is made again among the other
+	// options (unsureChange).
+	SureChange bool
 	// FindFirst: a request that the model chooses (as for ToolsByTopic)
 	// needs the files and that names no file or folder has a first reply
 	// that must search (grep_search, or any tool whose arguments require a

@@ -28,6 +28,7 @@ type Assist struct {
 func Assists() []Assist {
 	return []Assist{
 		{"tools-by-topic", "offer the file, clock, task and command tools only to requests the model chooses need them", func(o *Options) *bool { return &o.ToolsByTopic }},
+		{"sure-change", "a change to the files the model chose less than 0.7 sure, for a request that names no file, is chosen again among the other needs (with tools-by-topic, rewrite, read-answer, locate or search-first)", func(o *Options) *bool { return &o.SureChange }},
 		{"locate", "for a request about the files that names none, the model chooses the file and offgrid reads it (with read-first)", func(o *Options) *bool { return &o.Locate }},
 		{"search-first", "for a request about the files that names none, offgrid searches for the words the model gives and reads the best file (with read-first); so too for a request whose answer, written without a look, gives a contact or a date nothing returned", func(o *Options) *bool { return &o.SearchFirst }},
 		{"files-language", "a folder whose files the model names in a language other than English is searched for the request's own words too (with search-first)", func(o *Options) *bool { return &o.FilesLanguage }},
@@ -227,7 +228,7 @@ func Profiles() []Profile {
 // qwenAssists returns the assists of the 1.5B's profile, which any
 // other Qwen2.5 model gets too.
 func qwenAssists() []string {
-	return []string{"tools-by-topic", "search-first", "files-language", "table-first", "read-first", "look-first", "rewrite", "read-answer", "table-query", "clock-answer", "plain-answer", "unknown-as-text", "answer-after-change"}
+	return []string{"tools-by-topic", "sure-change", "search-first", "files-language", "table-first", "read-first", "look-first", "rewrite", "read-answer", "table-query", "clock-answer", "plain-answer", "unknown-as-text", "answer-after-change"}
 }
 
 // ErrUnknownProfile is returned for a profile name Profiles does not list.
