@@ -113,14 +113,16 @@ func (a *Agent) overwrites(arguments json.RawMessage) string {
 // write_file held back by dropsLines.
 func (a *Agent) editTools() string {
 	var ways []string
-	if a.reg == nil {
-		return "write it whole with the lines that stay"
-	}
-	if _, ok := a.reg.Lookup("insert_lines"); ok {
-		ways = append(ways, "call insert_lines to add lines")
-	}
-	if _, ok := a.reg.Lookup("replace_lines"); ok {
-		ways = append(ways, "replace_lines to change some")
+	for _, w := range []struct{ tool, way string }{
+		{"insert_lines", "call insert_lines to add lines"},
+		{"replace_lines", "replace_lines to change some"},
+	} {
+		if a.reg == nil {
+			break // an agent without tools, as in tests of dropsLines alone
+		}
+		if _, ok := a.reg.Lookup(w.tool); ok {
+			ways = append(ways, w.way)
+		}
 	}
 	if len(ways) == 0 {
 		return "write it whole with the lines that stay"
